@@ -1,0 +1,59 @@
+# The CUDA sample suite: one Makefile for everything (see README.md).
+#
+#   make                build every sample (and the 9_Verification tools)
+#   make vectorAdd      build one sample (or: make -C 0_Simple/vectorAdd)
+#   make run            build and run every sample, print a summary table
+#   make test           unit tests (CPU) and process tests of every sample binary
+#   make verify         every sample under the four compute-sanitizer tools
+#   make bench          every sample at benchmark size, saved under results/
+#   make clean
+#   make SMS="80 90"    choose GPU architectures (default: the local GPU's, else 90)
+#   make dbg=1          device debug build (-G)
+#
+# Samples are discovered: any folder N_Group/name/ (N = 0..8) with a Makefile.
+
+ROOT := $(CURDIR)
+include common/arch.mk
+
+SAMPLE_DIRS := $(sort $(patsubst %/Makefile,%,$(wildcard [0-8]_*/*/Makefile)))
+SAMPLES := $(notdir $(SAMPLE_DIRS))
+TOOL_DIRS := $(sort $(patsubst %/Makefile,%,$(wildcard 9_Verification/*/Makefile)))
+
+ifneq ($(words $(SAMPLES)),$(words $(sort $(SAMPLES))))
+  $(error two sample folders share a name: $(SAMPLE_DIRS))
+endif
+
+.PHONY: all samples tools run test verify bench clean list $(SAMPLE_DIRS) $(TOOL_DIRS) $(SAMPLES)
+
+all: samples tools
+
+samples: $(SAMPLE_DIRS)
+tools: $(TOOL_DIRS)
+
+$(SAMPLE_DIRS) $(TOOL_DIRS):
+	$(MAKE) -C $@
+
+# `make vectorAdd` builds the sample of that name, wherever it lives.
+$(SAMPLES):
+	$(MAKE) -C $(filter %/$@,$(SAMPLE_DIRS))
+
+list:
+	@for d in $(SAMPLE_DIRS); do echo $$d; done
+
+run: samples
+	@tools/run_samples.sh $(SAMPLES)
+
+test:
+	@tools/ensure_packages.sh libcmocka-dev
+	$(MAKE) samples
+	$(MAKE) -f tests/tests.mk
+	@tools/run_tests.sh
+
+verify: all
+	@tools/verify.sh
+
+bench: samples
+	@tools/bench.sh $(SAMPLES)
+
+clean:
+	rm -rf bin build

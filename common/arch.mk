@@ -1,0 +1,46 @@
+# common/arch.mk: which GPU architectures to build for, and the nvcc flags.
+#
+#   make                 the local GPU's compute capability, else 90
+#   make SMS="80 90"     several architectures (machine code for each, PTX for the last)
+#   make dbg=1           device debug build (-G), for cuda-gdb
+#
+# SMS is checked against `nvcc --list-gpu-arch`, so an unsupported value gives
+# a clear message instead of an nvcc error. The top-level Makefile exports
+# SMS, so the detection runs once per build.
+
+NVCC ?= nvcc
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
+ifeq ($(CUDA_HOME),)
+  CUDA_HOME := /usr/local/cuda
+endif
+
+ifeq ($(strip $(SMS)),)
+  SMS := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. \r')
+  ifeq ($(strip $(SMS)),)
+    SMS := 90
+  endif
+endif
+
+ifeq ($(strip $(NVCC_ARCHS)),)
+  NVCC_ARCHS := $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed 's/compute_//' | tr '\n' ' ')
+endif
+ifeq ($(strip $(NVCC_ARCHS)),)
+  $(error cannot run '$(NVCC) --list-gpu-arch': is the CUDA toolkit installed and nvcc on PATH?)
+endif
+BAD_SMS := $(filter-out $(NVCC_ARCHS),$(SMS))
+ifneq ($(BAD_SMS),)
+  $(error SMS="$(SMS)": this nvcc cannot build for $(BAD_SMS); it supports: $(NVCC_ARCHS))
+endif
+export SMS NVCC_ARCHS
+
+GENCODE := $(foreach sm,$(SMS),-gencode arch=compute_$(sm),code=sm_$(sm)) \
+           -gencode arch=compute_$(lastword $(SMS)),code=compute_$(lastword $(SMS))
+
+ifeq ($(dbg),1)
+  DEVICE_DEBUG := -G -g
+else
+  DEVICE_DEBUG := -lineinfo
+endif
+
+NVCCFLAGS ?= -O3 -std=c++17 $(DEVICE_DEBUG) $(GENCODE) -Xcompiler -Wall -I$(ROOT)/common
+CFLAGS ?= -O3 -g -std=c11 -Wall -Wextra -I$(ROOT)/common -I$(CUDA_HOME)/include

@@ -1,0 +1,102 @@
+/* check.c: tolerance and exact comparisons with a readable mismatch report. */
+#include "check.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+#include "cuda_check.h"
+
+int close_enough(double got, double ref, double abs_tol, double rel_tol)
+{
+    if (isnan(got) || isnan(ref)) return 0;
+    if (isinf(got) || isinf(ref)) return got == ref;
+    return fabs(got - ref) <= abs_tol + rel_tol * fabs(ref);
+}
+
+double tol_sum_rel(double n)
+{
+    double t = 8.0 * FLT_EPSILON * sqrt(n > 1 ? n : 1);
+    return t > 1e-6 ? t : 1e-6;
+}
+
+/* Running state of one comparison: count, worst errors, first few indices. */
+typedef struct {
+    size_t bad;
+    double max_abs, max_rel;
+    size_t worst_i;
+} check_acc;
+
+static void acc_add(check_acc *a, const char *what, size_t i, double got, double ref,
+                    double abs_tol, double rel_tol)
+{
+    int ok = close_enough(got, ref, abs_tol, rel_tol);
+    double ae = fabs(got - ref);
+    if (!isnan(ae) && !isinf(ae)) {
+        double re = ref != 0 ? ae / fabs(ref) : (ae > 0 ? INFINITY : 0);
+        if (ae > a->max_abs) { a->max_abs = ae; a->worst_i = i; }
+        if (re > a->max_rel) a->max_rel = re;
+    }
+    if (!ok) {
+        if (a->bad < CHECK_MAX_REPORTED)
+            fprintf(stderr, "  %s[%zu]: expected %.9g, got %.9g (|diff| %.3g, allowed %.3g)\n",
+                    what, i, ref, got, ae, abs_tol + rel_tol * fabs(ref));
+        a->bad++;
+    }
+}
+
+static size_t acc_finish(const check_acc *a, const char *what, size_t n, double abs_tol,
+                         double rel_tol)
+{
+    if (a->bad)
+        fprintf(stderr, "  %s: %zu of %zu elements outside abs %.3g + rel %.3g; max abs err "
+                        "%.3g (at %zu), max rel err %.3g\n",
+                what, a->bad, n, abs_tol, rel_tol, a->max_abs, a->worst_i, a->max_rel);
+    return a->bad;
+}
+
+#define DEFINE_CLOSE_CHECK(fname, TGOT, TREF)                                               \
+    size_t fname(const char *what, const TGOT *got, const TREF *ref, size_t n,              \
+                 double abs_tol, double rel_tol)                                            \
+    {                                                                                       \
+        check_acc a;                                                                        \
+        memset(&a, 0, sizeof a);                                                            \
+        for (size_t i = 0; i < n; i++)                                                      \
+            acc_add(&a, what, i, (double)got[i], (double)ref[i], abs_tol, rel_tol);         \
+        return acc_finish(&a, what, n, abs_tol, rel_tol);                                  \
+    }
+
+DEFINE_CLOSE_CHECK(check_close_f32, float, float)
+DEFINE_CLOSE_CHECK(check_close_f32_f64, float, double)
+DEFINE_CLOSE_CHECK(check_close_f64, double, double)
+
+#define DEFINE_EXACT_CHECK(fname, T, FMT, CAST)                                             \
+    size_t fname(const char *what, const T *got, const T *ref, size_t n)                    \
+    {                                                                                       \
+        size_t bad = 0;                                                                     \
+        for (size_t i = 0; i < n; i++) {                                                    \
+            if (got[i] == ref[i]) continue;                                                 \
+            if (bad < CHECK_MAX_REPORTED)                                                   \
+                fprintf(stderr, "  %s[%zu]: expected " FMT ", got " FMT "\n", what, i,      \
+                        (CAST)ref[i], (CAST)got[i]);                                        \
+            bad++;                                                                          \
+        }                                                                                   \
+        if (bad) fprintf(stderr, "  %s: %zu of %zu elements differ\n", what, bad, n);       \
+        return bad;                                                                         \
+    }
+
+DEFINE_EXACT_CHECK(check_exact_u32, unsigned int, "%u", unsigned int)
+DEFINE_EXACT_CHECK(check_exact_i32, int, "%d", int)
+DEFINE_EXACT_CHECK(check_exact_i64, long long, "%lld", long long)
+
+void poison_host(void *p, size_t bytes)
+{
+    memset(p, 0xFF, bytes);
+}
+
+void poison_device(void *d_p, size_t bytes)
+{
+    CUDA_CHECK(cudaMemset(d_p, 0xFF, bytes));
+}

@@ -1,0 +1,93 @@
+/* cpu_ref.c: CPU baselines, written for clarity and accuracy. */
+#include "cpu_ref.h"
+
+#include <math.h>
+#include <string.h>
+
+void cpu_vector_add(const float *a, const float *b, float *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) c[i] = a[i] + b[i];
+}
+
+/* One element of A*B, accumulated in double. The j-inner dot product keeps
+ * one accumulator per element: slower than i-k-j order, but the value to trust. */
+static double dot_f64(const float *A, int lda, const float *B, int ldb, int K, int i, int j)
+{
+    double acc = 0.0;
+    for (int k = 0; k < K; k++)
+        acc += (double)A[(size_t)i * lda + k] * (double)B[(size_t)k * ldb + j];
+    return acc;
+}
+
+void cpu_sgemm_f64(int M, int N, int K, double alpha, const float *A, int lda, const float *B,
+                   int ldb, double beta, const float *C_in, double *C_out, int ldc)
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double c = alpha * dot_f64(A, lda, B, ldb, K, i, j);
+            if (beta != 0.0) c += beta * (double)C_in[(size_t)i * ldc + j];
+            C_out[(size_t)i * ldc + j] = c;
+        }
+}
+
+void cpu_sgemm(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+               int ldb, float beta, float *C, int ldc)
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double c = (double)alpha * dot_f64(A, lda, B, ldb, K, i, j);
+            if (beta != 0.0f) c += (double)beta * (double)C[(size_t)i * ldc + j];
+            C[(size_t)i * ldc + j] = (float)c;
+        }
+}
+
+/* Neumaier's variant of Kahan summation: also correct when the new term is
+ * larger than the running sum. */
+#define NEUMAIER_SUM(x, n)                                                  \
+    double sum = 0.0, comp = 0.0;                                           \
+    for (size_t i = 0; i < (n); i++) {                                      \
+        double v = (double)(x)[i];                                          \
+        double t = sum + v;                                                 \
+        if (fabs(sum) >= fabs(v)) comp += (sum - t) + v;                    \
+        else comp += (v - t) + sum;                                         \
+        sum = t;                                                            \
+    }                                                                       \
+    return sum + comp;
+
+double cpu_sum_f32(const float *x, size_t n) { NEUMAIER_SUM(x, n) }
+double cpu_sum_f64(const double *x, size_t n) { NEUMAIER_SUM(x, n) }
+
+long long cpu_sum_i32(const int *x, size_t n)
+{
+    long long s = 0;
+    for (size_t i = 0; i < n; i++) s += x[i];
+    return s;
+}
+
+void cpu_histogram256(const unsigned char *data, size_t n, unsigned int hist[256])
+{
+    memset(hist, 0, 256 * sizeof hist[0]);
+    for (size_t i = 0; i < n; i++) hist[data[i]]++;
+}
+
+void cpu_blur3x3_mean(const float *in, size_t in_pitch, float *out, size_t out_pitch, int width,
+                      int height)
+{
+    for (int y = 0; y < height; y++) {
+        for (int x = 0; x < width; x++) {
+            double s = 0.0;
+            int count = 0;
+            for (int dy = -1; dy <= 1; dy++) {
+                int yy = y + dy;
+                if (yy < 0 || yy >= height) continue;
+                for (int dx = -1; dx <= 1; dx++) {
+                    int xx = x + dx;
+                    if (xx < 0 || xx >= width) continue;
+                    s += in[(size_t)yy * in_pitch + xx];
+                    count++;
+                }
+            }
+            out[(size_t)y * out_pitch + x] = (float)(s / count);
+        }
+    }
+}

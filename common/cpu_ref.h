@@ -1,0 +1,49 @@
+/* cpu_ref.h: the CPU baselines every sample checks against (C11, gcc-built,
+ * unit-tested in tests/test_cpu_ref.c against known answers).
+ *
+ * They favour being right over being fast: sums accumulate in double with
+ * Neumaier (improved Kahan) compensation, SGEMM accumulates in double.
+ * Row-major everywhere; pitches and leading dimensions are in elements.
+ * Later samples add their baselines here, next to a unit test.
+ */
+#ifndef COMMON_CPU_REF_H
+#define COMMON_CPU_REF_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* c[i] = a[i] + b[i] */
+void cpu_vector_add(const float *a, const float *b, float *c, size_t n);
+
+/* C = alpha * A(MxK) * B(KxN) + beta * C, row-major with leading dimensions,
+ * dot products accumulated in double. With beta == 0, C is not read (so it
+ * may hold NaN poison). */
+void cpu_sgemm(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+               int ldb, float beta, float *C, int ldc);
+/* The same in double output, for tolerance checks that need the exact value. */
+void cpu_sgemm_f64(int M, int N, int K, double alpha, const float *A, int lda, const float *B,
+                   int ldb, double beta, const float *C_in, double *C_out, int ldc);
+
+/* Compensated (Neumaier) sums, returned in double. */
+double cpu_sum_f32(const float *x, size_t n);
+double cpu_sum_f64(const double *x, size_t n);
+/* Exact integer sum (64-bit accumulator). */
+long long cpu_sum_i32(const int *x, size_t n);
+
+/* 256-bin histogram of bytes; hist is overwritten. */
+void cpu_histogram256(const unsigned char *data, size_t n, unsigned int hist[256]);
+
+/* 3x3 mean blur: out(x,y) = mean of the in-image pixels among the 9
+ * neighbours of (x,y) (4 at corners, 6 on edges, 9 inside). width x height
+ * pixels; in_pitch and out_pitch are row strides in elements (>= width);
+ * padding elements of out are not written. */
+void cpu_blur3x3_mean(const float *in, size_t in_pitch, float *out, size_t out_pitch, int width,
+                      int height);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* COMMON_CPU_REF_H */

@@ -1,0 +1,153 @@
+/* device.c: device selection, header line, peaks and the no-GPU waiver. */
+#include "device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+int fp32_lanes_per_sm(int major, int minor)
+{
+    switch (major) {
+    case 3: return 192;                          /* Kepler */
+    case 5: return 128;                          /* Maxwell */
+    case 6: return minor == 0 ? 64 : 128;        /* Pascal: GP100 64, GP10x 128 */
+    case 7: return 64;                           /* Volta, Turing */
+    case 8: return minor == 0 ? 64 : 128;        /* Ampere: A100 64, GA10x 128; Ada 8.9 128 */
+    case 9: return minor == 0 ? 128 : 0;         /* Hopper */
+    case 10: return (minor == 0 || minor == 3) ? 128 : 0; /* Blackwell datacenter */
+    case 11: return minor == 0 ? 128 : 0;        /* Blackwell (Thor) */
+    case 12: return (minor == 0 || minor == 1) ? 128 : 0; /* Blackwell consumer / DGX Spark */
+    default: return 0;
+    }
+}
+
+const char *arch_name(int major, int minor)
+{
+    switch (major) {
+    case 3: return "Kepler";
+    case 5: return "Maxwell";
+    case 6: return "Pascal";
+    case 7: return (minor == 0 || minor == 2) ? "Volta" : (minor == 5 ? "Turing" : "unknown");
+    case 8: return minor == 9 ? "Ada" : ((minor == 0 || minor == 6 || minor == 7 || minor == 8)
+                                             ? "Ampere" : "unknown");
+    case 9: return minor == 0 ? "Hopper" : "unknown";
+    case 10: case 11: case 12: return fp32_lanes_per_sm(major, minor) ? "Blackwell" : "unknown";
+    default: return "unknown";
+    }
+}
+
+double peak_bandwidth_gbps(int mem_clock_khz, int bus_width_bits)
+{
+    if (mem_clock_khz <= 0 || bus_width_bits <= 0) return 0.0;
+    return (double)mem_clock_khz * 1e3 * 2.0 * (bus_width_bits / 8.0) / 1e9;
+}
+
+double peak_fp32_gflops(int sm_count, int lanes_per_sm, int sm_clock_khz)
+{
+    if (sm_count <= 0 || lanes_per_sm <= 0 || sm_clock_khz <= 0) return 0.0;
+    return (double)sm_count * lanes_per_sm * 2.0 * sm_clock_khz * 1e3 / 1e9;
+}
+
+void cuda_version_text(int version, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d.%d", version / 1000, (version % 1000) / 10);
+}
+
+static int attr(enum cudaDeviceAttr a, int dev, int *v)
+{
+    *v = 0;
+    return (int)cudaDeviceGetAttribute(v, a, dev);
+}
+
+int device_query(int id, device_info *d)
+{
+    struct cudaDeviceProp p;
+    memset(d, 0, sizeof *d);
+    cudaError_t e = cudaGetDeviceProperties(&p, id);
+    if (e != cudaSuccess) return (int)e;
+    d->id = id;
+    snprintf(d->name, sizeof d->name, "%s", p.name);
+    d->cc_major = p.major;
+    d->cc_minor = p.minor;
+    d->total_mem = p.totalGlobalMem;
+    int rc = 0;
+    rc |= attr(cudaDevAttrMultiProcessorCount, id, &d->sm_count);
+    rc |= attr(cudaDevAttrL2CacheSize, id, &d->l2_bytes);
+    rc |= attr(cudaDevAttrMemoryClockRate, id, &d->mem_clock_khz);
+    rc |= attr(cudaDevAttrGlobalMemoryBusWidth, id, &d->bus_width_bits);
+    rc |= attr(cudaDevAttrClockRate, id, &d->sm_clock_khz);
+    if (rc) return rc;
+    if ((e = cudaDriverGetVersion(&d->driver_version)) != cudaSuccess) return (int)e;
+    if ((e = cudaRuntimeGetVersion(&d->runtime_version)) != cudaSuccess) return (int)e;
+    d->fp32_lanes_per_sm = fp32_lanes_per_sm(d->cc_major, d->cc_minor);
+    d->peak_gbps = peak_bandwidth_gbps(d->mem_clock_khz, d->bus_width_bits);
+    d->peak_gflops = peak_fp32_gflops(d->sm_count, d->fp32_lanes_per_sm, d->sm_clock_khz);
+    return 0;
+}
+
+void device_print_header(const device_info *d, void *file)
+{
+    FILE *f = (FILE *)file;
+    char drv[16], rt[16];
+    cuda_version_text(d->driver_version, drv, sizeof drv);
+    cuda_version_text(d->runtime_version, rt, sizeof rt);
+    fprintf(f, "# device %d: %s, CC %d.%d (%s), %d SMs, %.1f GiB, L2 %.0f MiB, "
+               "driver CUDA %s, runtime %s, peak %.0f GB/s",
+            d->id, d->name, d->cc_major, d->cc_minor, arch_name(d->cc_major, d->cc_minor),
+            d->sm_count, d->total_mem / 1073741824.0, d->l2_bytes / 1048576.0, drv, rt,
+            d->peak_gbps);
+    if (d->peak_gflops > 0)
+        fprintf(f, ", %.1f TFLOP/s FP32\n", d->peak_gflops / 1e3);
+    else
+        fprintf(f, ", FP32 peak unknown\n");
+}
+
+void device_waive(const char *sample, const char *reason)
+{
+    fflush(stdout);
+    printf("%s: WAIVED (%s)\n", sample, reason);
+    fflush(stdout);
+    exit(2);
+}
+
+int device_count_or_waive(const char *sample)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        /* Tell "no driver" from "driver but no device": the runtime's text
+         * for a missing driver ("driver version is insufficient") misleads. */
+        int driver = 0;
+        char why[320];
+        cudaDriverGetVersion(&driver);
+        if (driver == 0)
+            snprintf(why, sizeof why, "no CUDA device: no NVIDIA driver loaded (runtime says: %s)",
+                     cudaGetErrorString(e));
+        else
+            snprintf(why, sizeof why, "no CUDA device: %s",
+                     e != cudaSuccess ? cudaGetErrorString(e) : "the runtime reports 0 devices");
+        device_waive(sample, why);
+    }
+    return count;
+}
+
+void device_setup_or_exit(const char *sample, int id, int quiet_stdout, device_info *out)
+{
+    int count = device_count_or_waive(sample);
+    if (id < 0 || id >= count) {
+        fprintf(stderr, "%s: error: --device=%d but this machine has %d CUDA device%s (0..%d)\n",
+                sample, id, count, count == 1 ? "" : "s", count - 1);
+        printf("%s: FAIL (bad argument)\n", sample);
+        exit(1);
+    }
+    cudaError_t e = cudaSetDevice(id);
+    int rc = e == cudaSuccess ? device_query(id, out) : (int)e;
+    if (rc != 0) {
+        fprintf(stderr, "%s: error: cannot use device %d: %s\n", sample, id,
+                cudaGetErrorString((cudaError_t)rc));
+        printf("%s: FAIL (device %d unusable)\n", sample, id);
+        exit(1);
+    }
+    device_print_header(out, quiet_stdout ? stderr : stdout);
+}

@@ -1,0 +1,76 @@
+/* device.h: pick the device, describe it in one line, know its peaks, waive
+ * politely when there is none.
+ *
+ *   device_info dev;
+ *   device_setup_or_exit("vectorAdd", opts.device, &dev);
+ *       no device / no driver  -> "vectorAdd: WAIVED (no CUDA device: <why>)", exit 2
+ *       --device out of range  -> error naming it, exit 1
+ *       otherwise prints "# device 0: NVIDIA H200, CC 9.0 (Hopper), ..." and
+ *       fills dev.peak_gbps and dev.peak_gflops for pct_peak.
+ *
+ * Peaks come from cudaDeviceGetAttribute (CUDA 13 removed the clock fields of
+ * cudaDeviceProp):
+ *   bandwidth = memory clock x 2 (double data rate) x bus width / 8
+ *   FP32      = SMs x FP32 lanes per SM x 2 (an FMA is two flops) x SM clock
+ * The lanes-per-SM table knows each architecture by compute capability and
+ * says "unknown" (0) rather than guessing for one it does not know.
+ * Host-only C; the pure functions are unit-tested on the CPU.
+ */
+#ifndef COMMON_DEVICE_H
+#define COMMON_DEVICE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int id;
+    char name[256];
+    int cc_major, cc_minor;
+    int sm_count;
+    size_t total_mem;
+    int l2_bytes;
+    int mem_clock_khz;       /* peak memory clock */
+    int bus_width_bits;
+    int sm_clock_khz;        /* peak SM clock */
+    int driver_version;      /* e.g. 13000 */
+    int runtime_version;
+    int fp32_lanes_per_sm;   /* 0: unknown architecture */
+    double peak_gbps;        /* theoretical DRAM bandwidth, 1e9 bytes/s */
+    double peak_gflops;      /* theoretical FP32 rate; 0 when lanes unknown */
+} device_info;
+
+/* FP32 lanes (CUDA cores) per SM for a compute capability; 0 if unknown. */
+int fp32_lanes_per_sm(int cc_major, int cc_minor);
+/* Architecture name ("Hopper", ...) or "unknown". */
+const char *arch_name(int cc_major, int cc_minor);
+/* GB/s from a memory clock in kHz and a bus width in bits (double data rate). */
+double peak_bandwidth_gbps(int mem_clock_khz, int bus_width_bits);
+/* GFLOP/s FP32 from SMs, lanes per SM and an SM clock in kHz; 0 if lanes is 0. */
+double peak_fp32_gflops(int sm_count, int lanes_per_sm, int sm_clock_khz);
+/* "13.0" from 13000. */
+void cuda_version_text(int version, char *buf, size_t len);
+
+/* Query device `id` into *out. Returns 0, or a CUDA error code (as int). */
+int device_query(int id, device_info *out);
+
+/* Print the one-line header ("# device 0: ...") to the given stream. */
+void device_print_header(const device_info *d, void *file /* FILE* */);
+
+/* The WAIVED line and exit 2, with the runtime's reason. */
+void device_waive(const char *sample, const char *reason);
+
+/* Count devices, or waive (exit 2) when the runtime has none / no driver. */
+int device_count_or_waive(const char *sample);
+
+/* Select device `id` after checking it exists; waive if there are no
+ * devices, exit 1 if id is out of range. Prints the header line to stdout
+ * (stderr when quiet_stdout is set, so --json output stays pure JSON). */
+void device_setup_or_exit(const char *sample, int id, int quiet_stdout, device_info *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* COMMON_DEVICE_H */

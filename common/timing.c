@@ -1,0 +1,134 @@
+/* timing.c: CUDA-event timing with warm-ups, medians and an optional L2 flush. */
+#define _POSIX_C_SOURCE 199309L
+#include "timing.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include "cuda_check.h"
+
+timing_cfg timing_defaults(int reps)
+{
+    timing_cfg c;
+    c.warmups = 3;
+    c.reps = reps > 0 ? reps : 20;
+    c.flush_l2 = 0;
+    c.stream = 0;
+    c.nvtx_name = NULL;
+    return c;
+}
+
+double host_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double stats_median(const double *v, int n)
+{
+    if (n <= 0) return 0.0;
+    double *s = (double *)malloc((size_t)n * sizeof *s);
+    if (!s) return 0.0;
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    double m = (n % 2) ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    free(s);
+    return m;
+}
+
+void stats_summary(const double *v, int n, timing_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->reps = n;
+    if (n <= 0) return;
+    double sum = 0, lo = v[0], hi = v[0];
+    for (int i = 0; i < n; i++) {
+        sum += v[i];
+        if (v[i] < lo) lo = v[i];
+        if (v[i] > hi) hi = v[i];
+    }
+    out->median_ms = stats_median(v, n);
+    out->min_ms = lo;
+    out->max_ms = hi;
+    out->mean_ms = sum / n;
+}
+
+void nvtx_push(const char *name)
+{
+    if (name) nvtxRangePushA(name);
+}
+
+void nvtx_pop(void)
+{
+    nvtxRangePop();
+}
+
+/* A buffer twice the L2 size, written before each timed run: afterwards the
+ * L2 holds only its lines, none of the sample's data. Allocated once. */
+static void *flush_buf = NULL;
+static size_t flush_bytes = 0;
+
+static void flush_release(void)
+{
+    /* Freed at exit so compute-sanitizer's leak check stays clean. */
+    if (flush_buf) cudaFree(flush_buf);
+    flush_buf = NULL;
+}
+
+static void flush_l2(cudaStream_t s)
+{
+    if (!flush_buf) {
+        int dev = 0, l2 = 0;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        flush_bytes = (size_t)(l2 > 0 ? l2 : (1 << 20)) * 2;
+        CUDA_CHECK(cudaMalloc(&flush_buf, flush_bytes));
+        atexit(flush_release);
+    }
+    CUDA_CHECK(cudaMemsetAsync(flush_buf, (int)(flush_bytes & 0x7f), flush_bytes, s));
+}
+
+void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out)
+{
+    int reps = cfg->reps > 0 ? cfg->reps : 1;
+    cudaEvent_t *ev = (cudaEvent_t *)malloc(2 * (size_t)reps * sizeof *ev);
+    double *ms = (double *)malloc((size_t)reps * sizeof *ms);
+    if (!ev || !ms) {
+        fprintf(stderr, "time_gpu: out of host memory\n");
+        exit(1);
+    }
+    for (int i = 0; i < 2 * reps; i++) CUDA_CHECK(cudaEventCreate(&ev[i]));
+
+    nvtx_push(cfg->nvtx_name);
+    for (int i = 0; i < cfg->warmups; i++) {
+        if (cfg->flush_l2) flush_l2(cfg->stream);
+        fn(ctx, cfg->stream);
+    }
+    for (int i = 0; i < reps; i++) {
+        if (cfg->flush_l2) flush_l2(cfg->stream);
+        CUDA_CHECK(cudaEventRecord(ev[2 * i], cfg->stream));
+        fn(ctx, cfg->stream);
+        CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], cfg->stream));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(cfg->stream));
+    nvtx_pop();
+
+    for (int i = 0; i < reps; i++) {
+        float t = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]));
+        ms[i] = t;
+    }
+    stats_summary(ms, reps, out);
+    for (int i = 0; i < 2 * reps; i++) CUDA_CHECK(cudaEventDestroy(ev[i]));
+    free(ev);
+    free(ms);
+}
