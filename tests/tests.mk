@@ -26,7 +26,11 @@ TB := build/tests
 CUDA_LDLIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -lm
 
 COMMON_SRCS := $(wildcard common/*.c)
-COMMON_OBJS := $(patsubst common/%.c,$(TB)/common/%.o,$(COMMON_SRCS))
+# tests/support/*.c (the JSON validator, ...) is linked into every test program.
+SUPPORT_SRCS := $(filter-out %_main.c,$(wildcard tests/support/*.c))
+COMMON_OBJS := $(patsubst common/%.c,$(TB)/common/%.o,$(COMMON_SRCS)) \
+               $(patsubst tests/support/%.c,$(TB)/support/%.o,$(SUPPORT_SRCS))
+CFLAGS += -Itests/support
 
 TEST_DIRS := $(sort $(patsubst %/tests/,%,$(dir $(wildcard [0-9]_*/*/tests/test_*.c))))
 -include $(wildcard [0-9]_*/*/tests/test.mk)
@@ -34,7 +38,14 @@ TEST_DIRS := $(sort $(patsubst %/tests/,%,$(dir $(wildcard [0-9]_*/*/tests/test_
 # build/tests/common/test_x from tests/test_x.c
 CORE_TESTS := $(patsubst tests/%.c,$(TB)/common/%,$(wildcard tests/test_*.c))
 
-all_tests: $(CORE_TESTS)
+all_tests: $(CORE_TESTS) $(TB)/json_check
+
+$(TB)/support/%.o: tests/support/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(TB)/json_check: tests/support/json_check_main.c $(TB)/support/json_valid.o
+	$(CC) $(CFLAGS) -o $@ $^
 
 $(TB)/common/%.o: common/%.c
 	@mkdir -p $(dir $@)
