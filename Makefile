@@ -43,9 +43,12 @@ list:
 run: samples
 	@tools/run_samples.sh $(SAMPLES)
 
+# Debian packages the tests need (installed when missing; SKIP_PACKAGES=1 skips).
+TEST_PACKAGES := libcmocka-dev libclang-19-dev
+
 test:
-	@tools/ensure_packages.sh libcmocka-dev
-	$(MAKE) samples
+	@tools/ensure_packages.sh $(TEST_PACKAGES)
+	$(MAKE) all
 	$(MAKE) -f tests/tests.mk
 	@tools/run_tests.sh
 

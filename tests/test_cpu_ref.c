@@ -1,0 +1,166 @@
+/* test_cpu_ref.c: the CPU baselines against answers worked out by hand. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cpu_ref.h"
+#include "rng.h"
+
+static void vector_add_adds(void **state)
+{
+    (void)state;
+    float a[5] = {1, -2, 0.5f, 1e30f, -0.0f}, b[5] = {2, 2, 0.25f, 1e30f, 0.0f}, c[5];
+    cpu_vector_add(a, b, c, 5);
+    assert_true(c[0] == 3 && c[1] == 0 && c[2] == 0.75f && c[3] == 2e30f && c[4] == 0.0f);
+}
+
+static void sgemm_small_known_answer(void **state)
+{
+    (void)state;
+    /* A 2x3, B 3x2: [[1,2,3],[4,5,6]] x [[7,8],[9,10],[11,12]] = [[58,64],[139,154]] */
+    float A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {7, 8, 9, 10, 11, 12};
+    float C[4] = {1, 1, 1, 1};
+    cpu_sgemm(2, 2, 3, 1.0f, A, 3, B, 2, 0.0f, C, 2);
+    assert_true(C[0] == 58 && C[1] == 64 && C[2] == 139 && C[3] == 154);
+    /* alpha and beta: C = 2*AB - 1*C */
+    cpu_sgemm(2, 2, 3, 2.0f, A, 3, B, 2, -1.0f, C, 2);
+    assert_true(C[0] == 58 && C[1] == 64 && C[2] == 139 && C[3] == 154);
+}
+
+static void sgemm_beta_zero_ignores_nan_in_c(void **state)
+{
+    (void)state;
+    float A[1] = {2}, B[1] = {3}, C[1] = {NAN};
+    cpu_sgemm(1, 1, 1, 1.0f, A, 1, B, 1, 0.0f, C, 1);
+    assert_true(C[0] == 6);
+}
+
+static void sgemm_respects_leading_dimensions(void **state)
+{
+    (void)state;
+    /* A is 2x2 inside a 2x4 buffer, B 2x1 inside 2x3, C 2x1 inside 2x2. */
+    float A[8] = {1, 2, 99, 99, 3, 4, 99, 99}, B[6] = {5, 99, 99, 6, 99, 99};
+    float C[4] = {0, -7, 0, -7};
+    cpu_sgemm(2, 1, 2, 1.0f, A, 4, B, 3, 0.0f, C, 2);
+    assert_true(C[0] == 17 && C[2] == 39);
+    assert_true(C[1] == -7 && C[3] == -7);     /* padding untouched */
+    double Cd[4] = {0, -7, 0, -7};
+    cpu_sgemm_f64(2, 1, 2, 1.0, A, 4, B, 3, 0.0, NULL, Cd, 2);
+    assert_true(Cd[0] == 17 && Cd[2] == 39 && Cd[1] == -7);
+}
+
+static void sgemm_accumulates_in_double(void **state)
+{
+    (void)state;
+    /* 1e8 + 1 - 1e8 in float order loses the 1; a double accumulator keeps it. */
+    float A[3] = {1e8f, 1, -1e8f}, B[3] = {1, 1, 1};
+    double C[1];
+    cpu_sgemm_f64(1, 1, 3, 1.0, A, 3, B, 1, 0.0, NULL, C, 1);
+    assert_true(C[0] == 1.0);
+}
+
+static void sums_are_compensated(void **state)
+{
+    (void)state;
+    /* 1 + 1e-16 * 1e6 terms: plain double addition of each tiny term to 1 is
+     * lost; the compensated sum keeps it. */
+    size_t n = 1000001;
+    double *x = malloc(n * sizeof *x);
+    x[0] = 1.0;
+    for (size_t i = 1; i < n; i++) x[i] = 1e-16;
+    double s = cpu_sum_f64(x, n);
+    assert_true(fabs(s - (1.0 + 1e-10)) < 1e-15);
+    free(x);
+    /* Neumaier also handles a big term after small ones. */
+    double y[4] = {1.0, 1e100, 1.0, -1e100};
+    assert_true(cpu_sum_f64(y, 4) == 2.0);
+    float f[3] = {0.1f, 0.2f, 0.3f};
+    assert_true(fabs(cpu_sum_f32(f, 3) - ((double)0.1f + (double)0.2f + (double)0.3f)) < 1e-17);
+    assert_true(cpu_sum_f32(f, 0) == 0.0);
+}
+
+static void integer_sum_is_exact_beyond_32_bits(void **state)
+{
+    (void)state;
+    int x[4] = {2147483647, 2147483647, -5, 3};
+    assert_true(cpu_sum_i32(x, 4) == 4294967292LL);
+}
+
+static void histogram_counts_every_byte(void **state)
+{
+    (void)state;
+    unsigned char d[600];
+    for (int i = 0; i < 600; i++) d[i] = (unsigned char)(i % 256);
+    unsigned h[256];
+    memset(h, 0xFF, sizeof h);
+    cpu_histogram256(d, 600, h);
+    unsigned total = 0;
+    for (int b = 0; b < 256; b++) total += h[b];
+    assert_int_equal(total, 600);
+    assert_int_equal(h[0], 3);     /* 0, 256, 512 */
+    assert_int_equal(h[87], 3);    /* 87, 343, 599 */
+    assert_int_equal(h[88], 2);
+    assert_int_equal(h[255], 2);
+}
+
+static void blur_means_valid_neighbours_with_pitch(void **state)
+{
+    (void)state;
+    /* 3x2 image in rows of pitch 4 (the 4th column is padding = 1000). */
+    float in[8] = {1, 2, 3, 1000, 4, 5, 6, 1000};
+    float out[10];
+    for (int i = 0; i < 10; i++) out[i] = -1;
+    cpu_blur3x3_mean(in, 4, out, 5, 3, 2);
+    /* corner (0,0): neighbours 1,2,4,5 -> 3; edge (1,0): 1,2,3,4,5,6 -> 3.5 */
+    assert_true(fabsf(out[0] - 3.0f) < 1e-6f);
+    assert_true(fabsf(out[1] - 3.5f) < 1e-6f);
+    assert_true(fabsf(out[2] - 4.0f) < 1e-6f);          /* 2,3,5,6 */
+    assert_true(fabsf(out[5] - 3.0f) < 1e-6f);          /* row 1, out pitch 5 */
+    assert_true(fabsf(out[7] - 4.0f) < 1e-6f);
+    assert_true(out[3] == -1 && out[4] == -1 && out[8] == -1); /* padding not written */
+    /* a 1x1 image is its own mean */
+    float one = 42, o1 = 0;
+    cpu_blur3x3_mean(&one, 1, &o1, 1, 1, 1);
+    assert_true(o1 == 42);
+}
+
+static void rng_is_reproducible_and_in_range(void **state)
+{
+    (void)state;
+    float a[1000], b[1000];
+    rng_fill_uniform(a, 1000, 7, RNG_STREAM_A, -1, 1);
+    rng_fill_uniform(b, 1000, 7, RNG_STREAM_A, -1, 1);
+    assert_memory_equal(a, b, sizeof a);
+    int differs = 0, neg = 0;
+    rng_fill_uniform(b, 1000, 8, RNG_STREAM_A, -1, 1);
+    for (int i = 0; i < 1000; i++) {
+        assert_true(a[i] >= -1 && a[i] < 1);
+        differs += a[i] != b[i];
+        neg += a[i] < 0;
+    }
+    assert_true(differs > 990);          /* another seed, other numbers */
+    assert_true(neg > 400 && neg < 600); /* roughly uniform */
+    assert_true(rng_u32(1, 1, 0) != rng_u32(1, 2, 0));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(vector_add_adds),
+        cmocka_unit_test(sgemm_small_known_answer),
+        cmocka_unit_test(sgemm_beta_zero_ignores_nan_in_c),
+        cmocka_unit_test(sgemm_respects_leading_dimensions),
+        cmocka_unit_test(sgemm_accumulates_in_double),
+        cmocka_unit_test(sums_are_compensated),
+        cmocka_unit_test(integer_sum_is_exact_beyond_32_bits),
+        cmocka_unit_test(histogram_counts_every_byte),
+        cmocka_unit_test(blur_means_valid_neighbours_with_pitch),
+        cmocka_unit_test(rng_is_reproducible_and_in_range),
+    };
+    return cmocka_run_group_tests_name("cpu_ref", tests, NULL, NULL);
+}

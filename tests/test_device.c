@@ -1,0 +1,126 @@
+/* test_device.c: the architecture table, the peak arithmetic, the stats. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "device.h"
+#include "timing.h"
+
+static void lanes_per_sm_by_architecture(void **state)
+{
+    (void)state;
+    assert_int_equal(fp32_lanes_per_sm(9, 0), 128);   /* H100/H200 */
+    assert_int_equal(fp32_lanes_per_sm(8, 0), 64);    /* A100 */
+    assert_int_equal(fp32_lanes_per_sm(8, 6), 128);   /* GA10x */
+    assert_int_equal(fp32_lanes_per_sm(8, 9), 128);   /* Ada */
+    assert_int_equal(fp32_lanes_per_sm(7, 0), 64);    /* V100 */
+    assert_int_equal(fp32_lanes_per_sm(7, 5), 64);    /* Turing */
+    assert_int_equal(fp32_lanes_per_sm(6, 0), 64);    /* P100 */
+    assert_int_equal(fp32_lanes_per_sm(6, 1), 128);
+    assert_int_equal(fp32_lanes_per_sm(10, 0), 128);  /* B200 */
+    assert_int_equal(fp32_lanes_per_sm(12, 0), 128);
+    /* unknown architectures say so instead of guessing */
+    assert_int_equal(fp32_lanes_per_sm(9, 9), 0);
+    assert_int_equal(fp32_lanes_per_sm(13, 0), 0);
+    assert_int_equal(fp32_lanes_per_sm(2, 0), 0);
+    assert_int_equal(fp32_lanes_per_sm(10, 7), 0);
+}
+
+static void architecture_names(void **state)
+{
+    (void)state;
+    assert_string_equal(arch_name(9, 0), "Hopper");
+    assert_string_equal(arch_name(8, 0), "Ampere");
+    assert_string_equal(arch_name(8, 9), "Ada");
+    assert_string_equal(arch_name(7, 5), "Turing");
+    assert_string_equal(arch_name(7, 0), "Volta");
+    assert_string_equal(arch_name(10, 0), "Blackwell");
+    assert_string_equal(arch_name(12, 0), "Blackwell");
+    assert_string_equal(arch_name(9, 9), "unknown");
+    assert_string_equal(arch_name(42, 0), "unknown");
+}
+
+static void hbm_peak_of_the_h200(void **state)
+{
+    (void)state;
+    /* 3201 MHz x 2 (DDR) x 6016 bits / 8 = 4814 GB/s (TARGETS.md) */
+    double bw = peak_bandwidth_gbps(3201000, 6016);
+    assert_true(fabs(bw - 4814.3) < 0.1);
+    assert_true(peak_bandwidth_gbps(0, 6016) == 0);
+    assert_true(peak_bandwidth_gbps(3201000, 0) == 0);
+}
+
+static void fp32_peak_of_the_h200(void **state)
+{
+    (void)state;
+    /* 132 SMs x 128 lanes x 2 flops x 1.98 GHz = 66908 GFLOP/s */
+    double f = peak_fp32_gflops(132, 128, 1980000);
+    assert_true(fabs(f - 66908.16) < 0.01);
+    assert_true(peak_fp32_gflops(132, 0, 1980000) == 0);   /* unknown lanes: no peak */
+}
+
+static void version_text(void **state)
+{
+    (void)state;
+    char b[16];
+    cuda_version_text(13000, b, sizeof b);
+    assert_string_equal(b, "13.0");
+    cuda_version_text(12080, b, sizeof b);
+    assert_string_equal(b, "12.8");
+    cuda_version_text(11020, b, sizeof b);
+    assert_string_equal(b, "11.2");
+}
+
+static void median_and_summary(void **state)
+{
+    (void)state;
+    double odd[5] = {5, 1, 4, 2, 3};
+    assert_true(stats_median(odd, 5) == 3);
+    assert_true(odd[0] == 5);  /* input untouched */
+    double even[4] = {4, 1, 3, 2};
+    assert_true(stats_median(even, 4) == 2.5);
+    double one[1] = {7};
+    assert_true(stats_median(one, 1) == 7);
+    assert_true(stats_median(one, 0) == 0);
+    timing_stats s;
+    double v[6] = {2, 9, 1, 3, 3, 100};  /* an outlier moves the mean, not the median */
+    stats_summary(v, 6, &s);
+    assert_true(s.median_ms == 3 && s.min_ms == 1 && s.max_ms == 100 && s.reps == 6);
+    assert_true(fabs(s.mean_ms - 118.0 / 6) < 1e-12);
+}
+
+static void timing_defaults_follow_the_convention(void **state)
+{
+    (void)state;
+    timing_cfg c = timing_defaults(20);
+    assert_true(c.warmups >= 3);
+    assert_int_equal(c.reps, 20);
+    assert_int_equal(c.flush_l2, 0);
+    assert_int_equal(timing_defaults(0).reps, 20);
+}
+
+static void host_clock_moves_forward(void **state)
+{
+    (void)state;
+    double a = host_seconds(), b = host_seconds();
+    assert_true(b >= a && a > 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lanes_per_sm_by_architecture),
+        cmocka_unit_test(architecture_names),
+        cmocka_unit_test(hbm_peak_of_the_h200),
+        cmocka_unit_test(fp32_peak_of_the_h200),
+        cmocka_unit_test(version_text),
+        cmocka_unit_test(median_and_summary),
+        cmocka_unit_test(timing_defaults_follow_the_convention),
+        cmocka_unit_test(host_clock_moves_forward),
+    };
+    return cmocka_run_group_tests_name("device_and_timing", tests, NULL, NULL);
+}

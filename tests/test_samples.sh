@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# test_samples.sh: process-level tests of every sample binary (CONVENTIONS.md).
+#   - --help exits 0 and lists the common options
+#   - bad arguments exit 1 with a message naming the bad option, GPU or not;
+#     every integer option found in --help is fed a non-number and a value
+#     past its maximum
+#   - without a GPU: --quick exits 2 and the last line is "<name>: WAIVED (...)"
+#   - with a GPU: --quick exits 0 with "<name>: PASS" last, and --quick --json
+#     prints only valid JSON lines
+# Ends with "process tests: N passed, M failed".
+set -u
+cd "$(dirname "$0")/.."
+
+JSON_CHECK=build/tests/json_check
+passed=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok()   { passed=$((passed + 1)); }
+bad()  { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# A GPU is there when nvidia-smi lists one (HAVE_GPU=0/1 overrides).
+if [ -z "${HAVE_GPU:-}" ]; then
+    if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then HAVE_GPU=1; else HAVE_GPU=0; fi
+fi
+echo "process tests: GPU present: $HAVE_GPU"
+QUICK_TIMEOUT=${QUICK_TIMEOUT:-300}
+
+# expect_bad_arg NAME BIN OPTION-TEXT MUST-MENTION
+expect_bad_arg() {
+    local name=$1 bin=$2 arg=$3 mention=$4 rc
+    "$bin" "$arg" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc -ne 1 ]; then bad "$name $arg: exit $rc, want 1"; return; fi
+    if ! grep -qF -- "$mention" "$tmp/err"; then
+        bad "$name $arg: stderr does not name '$mention': $(head -c 200 "$tmp/err")"; return
+    fi
+    if ! tail -n1 "$tmp/out" | grep -q "^$name: FAIL"; then
+        bad "$name $arg: last line is not '$name: FAIL ...'"; return
+    fi
+    ok
+}
+
+samples=$(make -s --no-print-directory list 2>/dev/null)
+if [ -z "$samples" ]; then bad "no samples found (make list)"; fi
+
+for dir in $samples; do
+    name=$(basename "$dir")
+    bin=bin/$name
+    if [ ! -x "$bin" ]; then bad "$name: $bin not built"; continue; fi
+
+    # --help
+    if "$bin" --help >"$tmp/help" 2>&1 && grep -q -- '--quick' "$tmp/help" \
+        && grep -q -- '--device' "$tmp/help" && grep -q -- '--seed' "$tmp/help"; then ok
+    else bad "$name --help: non-zero exit or common options missing"; fi
+
+    # common bad arguments
+    expect_bad_arg "$name" "$bin" --bogus-option --bogus-option
+    expect_bad_arg "$name" "$bin" --reps=abc --reps
+    expect_bad_arg "$name" "$bin" --reps=0 --reps
+    expect_bad_arg "$name" "$bin" --seed=-3 --seed
+    expect_bad_arg "$name" "$bin" --device=x --device
+    expect_bad_arg "$name" "$bin" --quick=yes --quick
+    expect_bad_arg "$name" "$bin" stray "'stray'"
+
+    # the sample's own integer options, read from --help:
+    #   --name=METAVAR   text (default D, LO..HI)
+    while read -r opt hi; do
+        expect_bad_arg "$name" "$bin" "--$opt=abc" "--$opt"
+        expect_bad_arg "$name" "$bin" "--$opt=-1x" "--$opt"
+        if [ "$hi" -lt 9223372036854775807 ] 2>/dev/null; then
+            expect_bad_arg "$name" "$bin" "--$opt=$((hi + 1))" "--$opt"
+        fi
+    done < <(sed -nE 's/^  --([a-z0-9-]+)=[^ ]+ .*\(default -?[0-9]+, -?[0-9]+\.\.(-?[0-9]+)\)$/\1 \2/p' "$tmp/help")
+
+    if [ "$HAVE_GPU" = 0 ]; then
+        "$bin" --quick >"$tmp/out" 2>"$tmp/err"; rc=$?
+        last=$(tail -n1 "$tmp/out")
+        if [ $rc -eq 2 ] && [[ "$last" == "$name: WAIVED ("* ]]; then ok
+        else bad "$name --quick without GPU: exit $rc, last line '$last' (want 2 and WAIVED)"; fi
+    else
+        timeout "$QUICK_TIMEOUT" "$bin" --quick >"$tmp/out" 2>"$tmp/err"; rc=$?
+        last=$(tail -n1 "$tmp/out")
+        if [ $rc -eq 0 ] && [ "$last" = "$name: PASS" ]; then ok
+        else bad "$name --quick: exit $rc, last line '$last'; stderr: $(tail -n3 "$tmp/err")"; fi
+        timeout "$QUICK_TIMEOUT" "$bin" --quick --json >"$tmp/out" 2>"$tmp/err"; rc=$?
+        if [ $rc -eq 0 ] && "$JSON_CHECK" --lines "$tmp/out"; then ok
+        else bad "$name --quick --json: exit $rc or invalid JSON lines"; fi
+    fi
+done
+
+# The README's table of samples is generated from the folders: it must be current.
+if tools/readme_samples.sh --check >/dev/null; then ok
+else bad "README.md sample table is out of date (run tools/readme_samples.sh)"; fi
+
+echo "process tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# run_samples.sh: run every sample (or the ones named) with its default
+# arguments and print a summary table:
+#     sample  status  headline figure  time taken
+# The headline is the fastest checked variant that is neither the CPU
+# baseline nor the library reference, with its share of that reference.
+# Full outputs go to build/run/<sample>.log. Extra arguments for every
+# sample: RUN_ARGS="--quick". Exit status 1 if any sample FAILED
+# (WAIVED is not a failure).
+set -u
+cd "$(dirname "$0")/.."
+mkdir -p build/run
+RUN_TIMEOUT=${RUN_TIMEOUT:-900}
+
+samples=("$@")
+if [ ${#samples[@]} -eq 0 ]; then
+    mapfile -t samples < <(make -s --no-print-directory list | xargs -n1 basename)
+fi
+
+# headline LOGFILE: "variant value unit (pct% of ref)" from the RESULT lines
+headline() {
+    awk '
+    /^RESULT / {
+        delete kv
+        for (i = 2; i <= NF; i++) { split($i, p, "="); kv[p[1]] = p[2] }
+        if (kv["status"] != "PASS" || kv["variant"] == "cpu" || kv["variant"] == kv["ref"]) next
+        unit = ("gflops" in kv) ? "gflops" : (("gbps" in kv) ? "gbps" : "")
+        if (unit == "") next
+        v = kv[unit] + 0
+        if (v > best) {
+            best = v
+            label = (unit == "gbps") ? " GB/s" : " GFLOP/s"
+            h = kv["variant"] " " kv[unit] label
+            if ("pct_ref" in kv) h = h " (" kv["pct_ref"] "% of " kv["ref"] ")"
+        }
+    }
+    END { print (h == "" ? "-" : h) }' "$1"
+}
+
+printf '%-24s %-8s %-56s %8s\n' sample status "headline" seconds
+printf '%-24s %-8s %-56s %8s\n' ------ ------ -------- -------
+any_fail=0
+for s in "${samples[@]}"; do
+    log=build/run/$s.log
+    start=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    timeout "$RUN_TIMEOUT" "bin/$s" ${RUN_ARGS:-} >"$log" 2>&1
+    rc=$?
+    secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+    case $rc in
+        0) status=PASS ;;
+        2) status=WAIVED ;;
+        124) status=FAIL; echo "$s: timed out after ${RUN_TIMEOUT}s" >>"$log" ;;
+        *) status=FAIL ;;
+    esac
+    [ "$status" = FAIL ] && any_fail=1
+    if [ "$status" = WAIVED ]; then
+        head=$(tail -n1 "$log" | sed -E 's/^[^(]*\((.*)\)$/\1/' | cut -c1-56)
+    else
+        head=$(headline "$log")
+    fi
+    printf '%-24s %-8s %-56s %8.1f\n' "$s" "$status" "$head" "$secs"
+done
+echo "(full outputs in build/run/)"
+exit $any_fail
