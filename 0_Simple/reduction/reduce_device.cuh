@@ -1,0 +1,112 @@
+/* reduce_device.cuh: device building blocks shared by 0_Simple/reduction and
+ * 6_Advanced/threadFenceReduction: accumulator and 16-byte vector types, the
+ * input-filling kernel, the warp and block sums, and the grid-stride
+ * per-thread sum that the fast variants of both samples are built on.
+ */
+#ifndef REDUCE_DEVICE_CUH
+#define REDUCE_DEVICE_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime.h>
+
+#include "reduce_input.h"
+
+/* The accumulator of each input type: float and double sum in their own type
+ * (as CUB does), int sums in long long, so the result is exact for any n. */
+template <typename T> struct acc_of;
+template <> struct acc_of<float> { typedef float type; };
+template <> struct acc_of<double> { typedef double type; };
+template <> struct acc_of<int> { typedef long long type; };
+template <> struct acc_of<long long> { typedef long long type; };
+
+/* A 16-byte vector of each type: one load instruction moves 16 bytes per
+ * thread, 512 contiguous bytes per warp. */
+template <typename T> struct vec16;
+template <> struct vec16<float> { typedef float4 type; enum { N = 4 }; };
+template <> struct vec16<double> { typedef double2 type; enum { N = 2 }; };
+template <> struct vec16<int> { typedef int4 type; enum { N = 4 }; };
+template <> struct vec16<long long> { typedef longlong2 type; enum { N = 2 }; };
+
+template <typename A> __device__ __forceinline__ A vsum(float4 v) { return (A)((v.x + v.y) + (v.z + v.w)); }
+template <typename A> __device__ __forceinline__ A vsum(double2 v) { return (A)(v.x + v.y); }
+template <typename A> __device__ __forceinline__ A vsum(int4 v) { return (A)v.x + (A)v.y + (A)v.z + (A)v.w; }
+template <typename A> __device__ __forceinline__ A vsum(longlong2 v) { return (A)(v.x + v.y); }
+
+__device__ __forceinline__ void red_input_store(float *x, uint64_t seed, size_t i) { x[i] = red_input_f32(seed, i); }
+__device__ __forceinline__ void red_input_store(double *x, uint64_t seed, size_t i) { x[i] = red_input_f64(seed, i); }
+__device__ __forceinline__ void red_input_store(int *x, uint64_t seed, size_t i) { x[i] = red_input_i32(seed, i); }
+
+/* x[i] = input element i, generated on the device (no host copy of 8 GB). */
+template <typename T>
+__global__ void fill_input(T *x, size_t n, uint64_t seed)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        red_input_store(x, seed, i);
+}
+
+/* Sum over the 32 lanes of a warp with register shuffles: no shared memory,
+ * no barrier. The result is valid in lane 0. */
+template <typename A>
+__device__ __forceinline__ A warp_sum(A v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* Sum over the block (blockDim.x a multiple of 32, at most 1024): each warp
+ * shuffles down to one value, lane 0 of each warp stores it, one barrier, and
+ * warp 0 shuffles the (at most 32) warp sums. Valid in thread 0. Every thread
+ * of the block must call it (it contains __syncthreads). Callable twice in a
+ * row only with a __syncthreads between the calls (warp_part is reused). */
+template <typename A>
+__device__ __forceinline__ A block_sum(A v)
+{
+    __shared__ A warp_part[32];
+    const unsigned lane = threadIdx.x & 31u, wid = threadIdx.x >> 5;
+    v = warp_sum(v);
+    if (lane == 0) warp_part[wid] = v;
+    __syncthreads();
+    A r = (A)0;
+    if (wid == 0) {
+        r = lane < (blockDim.x >> 5) ? warp_part[lane] : (A)0;
+        r = warp_sum(r);
+    }
+    return r;
+}
+
+/* This thread's share of in[0..n): a grid-stride loop over 16-byte vectors
+ * with UNROLL independent loads issued before any add (UNROLL x 16 bytes in
+ * flight per thread, which is what keeps HBM busy), then the last n % N
+ * scalars by the first threads of the grid. `in` must be 16-byte aligned
+ * (cudaMalloc gives 256). 64-bit indices: n may exceed 2^32. */
+template <typename In, typename A, int UNROLL>
+__device__ __forceinline__ A thread_sum(const In *__restrict__ in, size_t n)
+{
+    typedef typename vec16<In>::type V;
+    const int N = vec16<In>::N;
+    const V *__restrict__ v = (const V *)in;
+    const size_t nv = n / N;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    A acc[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) acc[u] = (A)0;
+    size_t i = tid;
+    for (; i + (size_t)(UNROLL - 1) * stride < nv; i += (size_t)UNROLL * stride) {
+        V x[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) x[u] = v[i + (size_t)u * stride];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) acc[u] += vsum<A>(x[u]);
+    }
+    for (; i < nv; i += stride) acc[0] += vsum<A>(v[i]);
+    if (tid < n - nv * N) acc[0] += (A)in[nv * N + tid];
+#pragma unroll
+    for (int u = 1; u < UNROLL; u++) acc[0] += acc[u];
+    return acc[0];
+}
+
+#endif /* REDUCE_DEVICE_CUH */
