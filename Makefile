@@ -25,7 +25,9 @@ endif
 
 .PHONY: all samples tools run test verify bench clean list $(SAMPLE_DIRS) $(TOOL_DIRS) $(SAMPLES)
 
+# The README's table of samples is regenerated from the folders on every build.
 all: samples tools
+	@tools/readme_samples.sh
 
 samples: $(SAMPLE_DIRS)
 tools: $(TOOL_DIRS)

@@ -2,9 +2,9 @@
 # run_tests.sh: runs every test of the suite and prints one closing line,
 #     tests: N passed, M failed
 # 1. every cmocka unit-test program under build/tests/ (built by tests/tests.mk)
-# 2. tests/test_samples.sh: process-level tests of every sample binary
-# 3. every <group>/<folder>/tests/test_*.sh a sample or tool ships; each must
-#    end its output with a line "N passed, M failed"
+# 2. tests/test_*.sh (process tests of every sample binary, the build system)
+#    and every <group>/<folder>/tests/test_*.sh a sample or tool ships; each
+#    must end its output with a line "N passed, M failed"
 # Exit status: 0 only if nothing failed and at least one test ran.
 set -u
 cd "$(dirname "$0")/.."
@@ -54,10 +54,7 @@ while IFS= read -r t; do
     run_cmocka "$t"
 done < <(find build/tests -type f -name 'test_*' -perm -u+x | sort)
 
-echo "== process tests"
-run_counted_script tests/test_samples.sh
-
-for s in $(ls [0-9]_*/*/tests/test_*.sh 2>/dev/null | sort); do
+for s in $(ls tests/test_*.sh [0-9]_*/*/tests/test_*.sh 2>/dev/null | sort); do
     echo "== $s"
     run_counted_script "$s"
 done
