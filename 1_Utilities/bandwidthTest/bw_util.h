@@ -1,0 +1,112 @@
+/* bw_util.h: bandwidthTest's host-only parts, unit-tested on the CPU:
+ * the PCIe peak arithmetic and the NVML link query (loaded at run time),
+ * the size plans of the three modes, the copy-verification pattern, and
+ * the result record with its CSV form.
+ */
+#ifndef BW_UTIL_H
+#define BW_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- PCIe --------------------------------------------------------------- */
+
+/* Per-lane signalling rate in GT/s for PCIe generation 1..6; 0 if unknown. */
+double pcie_lane_gts(int gen);
+/* Line-code efficiency: 8b/10b for gen 1-2, 128b/130b for gen 3-5,
+ * 242/256 for gen 6 (FLIT mode); 0 if unknown. */
+double pcie_encoding(int gen);
+/* Theoretical bandwidth of a link in one direction, 1e9 bytes/s:
+ * GT/s x lanes x efficiency / 8. 0 when gen or width is unknown. */
+double pcie_peak_gbps(int gen, int width);
+
+typedef struct {
+    int available;            /* 1: NVML answered */
+    int max_gen, max_width;   /* what the device and system can train to */
+    int cur_gen, cur_width;   /* now (an idle GPU may train down) */
+    char why[192];            /* when not available: the reason */
+} pcie_link;
+
+/* Ask NVML (dlopen("libnvidia-ml.so.1"), never linked at build time) for
+ * the link of the GPU with this PCI bus id ("0000:3b:00.0"), else this
+ * UUID ("GPU-..."). Fills out->why and leaves available = 0 when NVML is
+ * absent or does not know the device. */
+void pcie_query(const char *pci_bus_id, const char *uuid, pcie_link *out);
+
+/* ---- size plans --------------------------------------------------------- */
+
+typedef enum { BW_MODE_QUICK, BW_MODE_RANGE, BW_MODE_SHMOO } bw_mode;
+
+#define BW_MAX_SIZES 4096
+#define BW_SHMOO_MIN (1LL << 10)   /* 1 KiB */
+#define BW_SHMOO_MAX (1LL << 30)   /* 1 GiB */
+
+/* The sizes of a mode, in bytes, ascending:
+ *   quick: { quick_size }
+ *   range: start, start + inc, ... <= end
+ *   shmoo: 1 KiB, 2 KiB, 4 KiB, ... <= shmoo_max (1 GiB normally)
+ * Returns how many, or -1 with a message naming the option in err. */
+int bw_plan_sizes(bw_mode mode, long long quick_size, long long start, long long end,
+                  long long inc, long long shmoo_max, long long *sizes, int cap, char *err,
+                  size_t errlen);
+
+/* Copies per timed trial: enough that one trial moves about 64 MiB, between
+ * 1 and 100, so small copies are not timed one at a time. */
+int bw_batch_for(size_t bytes);
+
+/* GB/s (1e9 bytes/s) of `copies` copies of `bytes` in `ms` milliseconds;
+ * read_plus_write counts every byte twice (device-to-device). */
+double bw_gbps(size_t bytes, int copies, double ms, int read_plus_write);
+
+/* Bytes of the buffer that evicts the CPU caches: 1.5 x the last-level cache
+ * (llc_bytes, 0 if unknown -> 256 MiB assumed), at least 32 MiB, at most 1 GiB. */
+size_t bw_flush_bytes(long long llc_bytes);
+
+/* ---- the verification pattern -------------------------------------------
+ * Byte j of a buffer is byte (j % 8) (little-endian) of
+ * rng_hash(seed, stream, j / 8): the same function on the host and the
+ * device, so either side can write it and either side can check it. */
+void bw_pattern_fill(void *buf, size_t bytes, uint64_t seed, uint64_t stream);
+/* Number of bytes that differ; the first few are printed to stderr under `what`. */
+size_t bw_pattern_check(const char *what, const void *buf, size_t bytes, uint64_t seed,
+                        uint64_t stream);
+/* The expected byte at offset j. */
+unsigned char bw_pattern_byte(uint64_t seed, uint64_t stream, size_t j);
+
+/* ---- results ------------------------------------------------------------ */
+
+typedef struct {
+    const char *variant;     /* h2d_pinned, d2h_wc, d2d, ... */
+    int device;
+    const char *direction;   /* h2d, d2h, d2d */
+    const char *memory;      /* pinned, pageable, wc, device */
+    size_t bytes;            /* per copy */
+    int ok;                  /* verified; 0: FAIL and no figures */
+    double time_ms;          /* median per copy */
+    double gbps;
+    double peak_gbps;        /* 0: unknown */
+    const char *peak_basis;  /* "hbm", "pcie_gen5_x16", "unknown" */
+    const char *counted;     /* "once" or "read+write" */
+    int batch;               /* copies per timed trial */
+    int trials;
+    const char *timing;      /* "events+spin", "events", "host_timer+cache_flush" */
+} bw_row;
+
+/* The RESULT / JSON record of a row (report.h; fixed keys first). */
+void bw_fill_record(result_rec *r, const bw_row *row);
+
+/* CSV: a header line and one line per record (no newline; RFC 4180
+ * quoting). Return the length, or -1 if the buffer is too small. */
+int bw_csv_header(char *buf, size_t len);
+int bw_csv_format(const result_rec *r, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BW_UTIL_H */
