@@ -1,0 +1,363 @@
+/* dynamic.c: compile candidates, parse ptxas statistics, run each candidate's
+ * checks in a child process with a hard timeout (see dynamic.h). */
+#define _GNU_SOURCE
+#include "dynamic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *verdict_names[KG_V_COUNT] = {"P0", "L1", "L2", "L3", "L4",
+                                                 "PASS", "EXTERNAL", "STATIC-OK"};
+
+const char *kg_verdict_name(int v)
+{
+    return (v >= 0 && v < KG_V_COUNT) ? verdict_names[v] : "?";
+}
+
+int kg_verdict_parse(const char *s)
+{
+    for (int v = 0; v < KG_V_COUNT; v++)
+        if (s && strcmp(s, verdict_names[v]) == 0) return v;
+    return -1;
+}
+
+int kg_verdict_is_stop(int v) { return v >= KG_V_P0 && v <= KG_V_L4; }
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Lines look like (nvcc 12/13):
+ *   ptxas info    : Function properties for _Z1kPKfPfi
+ *       16 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads
+ *   ptxas info    : Used 40 registers, used 1 barriers, 4224 bytes smem, 380 bytes cmem[0]
+ * older ones: "Used 40 registers, 16 bytes lmem, 4224 bytes smem, ...". */
+int kg_parse_ptxas(const char *text, kg_ptxas *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!text) return 0;
+    const char *p = text;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char line[512];
+        size_t l = len < sizeof line - 1 ? len : sizeof line - 1;
+        memcpy(line, p, l);
+        line[l] = 0;
+        const char *u = strstr(line, "Used ");
+        if (u && strstr(line, "registers")) {
+            int regs = 0;
+            if (sscanf(u, "Used %d registers", &regs) == 1) {
+                out->n_funcs++;
+                if (regs > out->max_regs) out->max_regs = regs;
+            }
+            /* scan "<num> bytes <what>" pairs on the line */
+            for (const char *q = line; (q = strstr(q, " bytes ")) != NULL; q += 7) {
+                const char *s = q;
+                while (s > line && (s[-1] >= '0' && s[-1] <= '9')) s--;
+                long long v = atoll(s);
+                if (strncmp(q + 7, "smem", 4) == 0 && v > out->smem_bytes) out->smem_bytes = v;
+                if (strncmp(q + 7, "lmem", 4) == 0 && v > out->lmem_bytes) out->lmem_bytes = v;
+            }
+        }
+        if (strstr(line, "stack frame")) {
+            long long st = 0, ss = 0, sl = 0;
+            if (sscanf(line, " %lld bytes stack frame, %lld bytes spill stores, %lld bytes spill loads",
+                       &st, &ss, &sl) == 3) {
+                if (st > out->stack_bytes) out->stack_bytes = st;
+                out->spill_stores += ss;
+                out->spill_loads += sl;
+            }
+        }
+        if (!eol) break;
+        p = eol + 1;
+    }
+    return out->n_funcs;
+}
+
+void kg_first_error(const char *log, char *buf, size_t len)
+{
+    if (!len) return;
+    buf[0] = 0;
+    if (!log) return;
+    const char *first = NULL, *p = log;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        if (n > 0 && !first) first = p;
+        /* "error" as nvcc and gcc write it; skip ptxas info lines */
+        const char *e = NULL;
+        for (const char *q = p; q + 5 <= p + n; q++)
+            if (strncmp(q, "error", 5) == 0) { e = q; break; }
+        if (e && strncmp(p, "ptxas info", 10) != 0) { first = p; break; }
+        if (!eol) break;
+        p = eol + 1;
+    }
+    if (!first) return;
+    const char *eol = strchr(first, '\n');
+    size_t n = eol ? (size_t)(eol - first) : strlen(first);
+    if (n >= len) n = len - 1;
+    memcpy(buf, first, n);
+    buf[n] = 0;
+}
+
+pid_t kg_compile_spawn(const char *nvcc, const char *arch, const char *cu, const char *so,
+                       const char *log, int cublas)
+{
+    char archflag[64];
+    snprintf(archflag, sizeof archflag, "-arch=sm_%s", arch);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        const char *argv[24];
+        int a = 0;
+        argv[a++] = nvcc;
+        argv[a++] = archflag;
+        argv[a++] = "-O3";
+        argv[a++] = "-std=c++17";
+        argv[a++] = "-lineinfo";
+        argv[a++] = "-Xptxas";
+        argv[a++] = "-v";
+        argv[a++] = "--shared";
+        argv[a++] = "-Xcompiler";
+        argv[a++] = "-fPIC";
+        argv[a++] = "-cudart";
+        argv[a++] = "shared";
+        argv[a++] = "-o";
+        argv[a++] = so;
+        argv[a++] = cu;
+        if (cublas) argv[a++] = "-lcublas";
+        argv[a] = NULL;
+        execvp(nvcc, (char *const *)argv);
+        fprintf(stderr, "kgate: cannot run %s: %s\n", nvcc, strerror(errno));
+        _exit(127);
+    }
+    return pid;
+}
+
+char *kg_read_file(const char *path, size_t max, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *b = (char *)malloc(cap + 1);
+    while (b) {
+        if (n == cap) {
+            if (cap >= max) break;
+            cap *= 2;
+            char *nb = (char *)realloc(b, cap + 1);
+            if (!nb) { free(b); b = NULL; break; }
+            b = nb;
+        }
+        size_t want = cap - n;
+        if (n + want > max) want = max - n;
+        size_t got = fread(b + n, 1, want, f);
+        n += got;
+        if (got == 0 || n >= max) break;
+    }
+    fclose(f);
+    if (!b) return NULL;
+    b[n] = 0;
+    if (len) *len = n;
+    return b;
+}
+
+void kg_child_send(int fd, const kg_child_msg *m)
+{
+    ssize_t w;
+    do {
+        w = write(fd, m, sizeof *m);
+    } while (w < 0 && errno == EINTR);
+}
+
+static void redirect_output(const char *log_path)
+{
+    int fd = open(log_path ? log_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+        close(fd);
+    }
+}
+
+/* Read whole records from fd until EOF or the deadline. Returns 1 on EOF,
+ * 0 on timeout. rec_size bytes per record; the last complete one is kept. */
+static int read_records(int fd, void *last, size_t rec_size, double deadline, int *got_any,
+                        int (*is_final)(const void *), int *got_final)
+{
+    char *buf = (char *)malloc(rec_size);
+    size_t have = 0;
+    int eof = 0;
+    while (!eof) {
+        double left = deadline - now_s();
+        if (left <= 0) break;
+        struct pollfd pf = {fd, POLLIN, 0};
+        int ms = left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
+        int r = poll(&pf, 1, ms);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) continue;
+        ssize_t g = read(fd, buf + have, rec_size - have);
+        if (g < 0 && errno == EINTR) continue;
+        if (g <= 0) { eof = 1; break; }
+        have += (size_t)g;
+        if (have == rec_size) {
+            memcpy(last, buf, rec_size);
+            *got_any = 1;
+            if (is_final && is_final(buf)) *got_final = 1;
+            have = 0;
+        }
+    }
+    free(buf);
+    return eof;
+}
+
+static int child_msg_final(const void *p) { return ((const kg_child_msg *)p)->final; }
+
+static void finish_child(pid_t pid, int eof, double deadline, int *timed_out, int *sig,
+                         int *code)
+{
+    int status = 0;
+    *timed_out = 0;
+    if (!eof) {
+        *timed_out = 1;
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    } else {
+        /* the pipe closed: the child is exiting; give it until the deadline */
+        for (;;) {
+            pid_t w = waitpid(pid, &status, WNOHANG);
+            if (w == pid) break;
+            if (now_s() > deadline) {
+                *timed_out = 1;
+                kill(-pid, SIGKILL);
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+                break;
+            }
+            usleep(2000);
+        }
+        kill(-pid, SIGKILL);   /* anything the candidate left behind in the group */
+    }
+    *sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void kg_run_child(kg_child_fn fn, const kg_child_args *args, const char *log_path,
+                  double timeout_s, kg_child_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    double t0 = now_s();
+    int fds[2];
+    if (pipe(fds) != 0) {
+        snprintf(out->last.detail, sizeof out->last.detail, "gate: pipe failed: %s",
+                 strerror(errno));
+        out->exit_code = -1;
+        return;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(out->last.detail, sizeof out->last.detail, "gate: fork failed: %s",
+                 strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        out->exit_code = -1;
+        return;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        close(fds[0]);
+        redirect_output(log_path);
+        fn(args, fds[1]);
+        close(fds[1]);
+        _exit(0);
+    }
+    setpgid(pid, pid);
+    close(fds[1]);
+    double deadline = t0 + timeout_s;
+    int any = 0;
+    int eof = read_records(fds[0], &out->last, sizeof out->last, deadline, &any,
+                           child_msg_final, &out->got_final);
+    close(fds[0]);
+    finish_child(pid, eof, deadline, &out->timed_out, &out->term_signal, &out->exit_code);
+    out->seconds = now_s() - t0;
+}
+
+int kg_outcome_verdict(const kg_child_outcome *o, char *reason, size_t len)
+{
+    const char *stage = o->last.stage[0] ? o->last.stage : "start-up";
+    if (o->got_final) {
+        snprintf(reason, len, "%s", o->last.detail);
+        return o->last.verdict;
+    }
+    if (o->timed_out)
+        snprintf(reason, len, "hang: killed after the %.0f s timeout while %s", o->seconds,
+                 stage);
+    else if (o->term_signal)
+        snprintf(reason, len, "crash: the child died of signal %d (%s) while %s",
+                 o->term_signal, strsignal(o->term_signal), stage);
+    else
+        snprintf(reason, len, "the child exited (code %d) without a result while %s",
+                 o->exit_code, stage);
+    return KG_V_L2;
+}
+
+static int probe_final(const void *p) { (void)p; return 1; }
+
+typedef struct { kg_probe_fn fn; int device; } probe_ctx;
+
+int kg_probe_device(kg_probe_fn fn, int device, double timeout_s, kg_probe_msg *p)
+{
+    memset(p, 0, sizeof *p);
+    int fds[2];
+    if (pipe(fds) != 0) return -1;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        close(fds[0]);
+        redirect_output(NULL);
+        fn(device, fds[1]);
+        close(fds[1]);
+        _exit(0);
+    }
+    setpgid(pid, pid);
+    close(fds[1]);
+    double deadline = now_s() + timeout_s;
+    int any = 0, fin = 0, to, sig, code;
+    int eof = read_records(fds[0], p, sizeof *p, deadline, &any, probe_final, &fin);
+    close(fds[0]);
+    finish_child(pid, eof, deadline, &to, &sig, &code);
+    if (!any) {
+        snprintf(p->reason, sizeof p->reason, "the device probe %s",
+                 to ? "hung" : "died without an answer");
+        p->ok = 0;
+        return -1;
+    }
+    return 0;
+}

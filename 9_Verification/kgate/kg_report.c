@@ -1,0 +1,291 @@
+/* kg_report.c: labels, confusion matrix, rates and reports (kg_report.h). */
+#include "kg_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int split_tabs(char *line, char **f, int max)
+{
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        f[n++] = p;
+        char *t = strchr(p, '\t');
+        if (!t) break;
+        *t = 0;
+        p = t + 1;
+    }
+    return n;
+}
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\r' || s[n - 1] == '\n')) s[--n] = 0;
+    size_t i = 0;
+    while (s[i] == ' ') i++;
+    if (i) memmove(s, s + i, n - i + 1);
+}
+
+int kg_labels_parse(const char *text, kg_label *out, int max, char *err, size_t errlen)
+{
+    int n = 0, lineno = 0;
+    const char *p = text ? text : "";
+    char line[1024];
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        lineno++;
+        if (len >= sizeof line) {
+            snprintf(err, errlen, "line %d: longer than %zu characters", lineno, sizeof line - 1);
+            return -1;
+        }
+        memcpy(line, p, len);
+        line[len] = 0;
+        p = eol ? eol + 1 : p + len;
+        trim(line);
+        if (line[0] == 0 || line[0] == '#') continue;
+        char *f[4];
+        int nf = split_tabs(line, f, 4);
+        if (nf < 3) {
+            snprintf(err, errlen, "line %d: expected file<TAB>task<TAB>verdict<TAB>defect", lineno);
+            return -1;
+        }
+        for (int i = 0; i < nf; i++) trim(f[i]);
+        int v = kg_verdict_parse(f[2]);
+        if (v < 0 || v == KG_V_STATIC_OK) {
+            snprintf(err, errlen, "line %d: unknown verdict '%s' (P0 L1 L2 L3 L4 PASS EXTERNAL)",
+                     lineno, f[2]);
+            return -1;
+        }
+        if (!kg_task_find(f[1])) {
+            snprintf(err, errlen, "line %d: unknown task '%s'", lineno, f[1]);
+            return -1;
+        }
+        if (n >= max) {
+            snprintf(err, errlen, "line %d: more than %d labels", lineno, max);
+            return -1;
+        }
+        kg_label *l = &out[n++];
+        snprintf(l->file, sizeof l->file, "%s", f[0]);
+        snprintf(l->task, sizeof l->task, "%s", f[1]);
+        l->expected = v;
+        snprintf(l->defect, sizeof l->defect, "%s", nf > 3 ? f[3] : "");
+    }
+    return n;
+}
+
+const kg_label *kg_labels_find(const kg_label *l, int n, const char *file)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(l[i].file, file) == 0) return &l[i];
+    return NULL;
+}
+
+int kg_label_is_good(int e) { return e == KG_V_PASS || e == KG_V_EXTERNAL; }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    s->wall_s = wall_s;
+    double *t = (double *)malloc((n > 0 ? n : 1) * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        t[i] = c[i].t_total;
+        if (c[i].verdict >= 0 && c[i].verdict < KG_V_COUNT) s->verdict_count[c[i].verdict]++;
+        if (c[i].expected < 0) continue;
+        s->n_labeled++;
+        s->m[c[i].expected][c[i].verdict]++;
+        int stopped = kg_verdict_is_stop(c[i].verdict);
+        if (kg_label_is_good(c[i].expected)) {
+            s->good++;
+            s->good_stopped += stopped;
+        } else {
+            s->bad++;
+            s->bad_stopped += stopped;
+        }
+    }
+    s->interception = s->bad ? (double)s->bad_stopped / s->bad : NAN;
+    s->false_kill = s->good ? (double)s->good_stopped / s->good : NAN;
+    if (n > 0) {
+        qsort(t, (size_t)n, sizeof(double), cmp_double);
+        s->median_s = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    }
+    free(t);
+}
+
+void kg_print_candidate(FILE *f, const kg_cand *c)
+{
+    fprintf(f, "%-9s %-34s task=%-12s", kg_verdict_name(c->verdict), c->name, c->task);
+    if (c->expected >= 0)
+        fprintf(f, " label=%-8s%s", kg_verdict_name(c->expected),
+                (c->expected == c->verdict ||
+                 (kg_verdict_is_stop(c->expected) && kg_verdict_is_stop(c->verdict)))
+                    ? ""
+                    : "  <-- MISMATCH");
+    fprintf(f, "\n    why: %s\n", c->reason[0] ? c->reason : "-");
+    fprintf(f, "    rules: P0=%d P1=%d P2=%d %s\n", c->n_p0, c->n_p1, c->n_p2,
+            c->rules[0] ? c->rules : "");
+    if (c->compiled)
+        fprintf(f, "    ptxas: %d kernel(s), max %d registers, %lld B smem, %lld B stack, "
+                   "spills %lld/%lld B st/ld%s\n",
+                c->ptx.n_funcs, c->ptx.max_regs, c->ptx.smem_bytes, c->ptx.stack_bytes,
+                c->ptx.spill_stores, c->ptx.spill_loads,
+                (c->ptx.spill_stores || c->ptx.spill_loads || c->ptx.stack_bytes ||
+                 c->ptx.lmem_bytes)
+                    ? "  [FLAG: spills / local memory]"
+                    : "");
+    if (c->ref_ms_mid > 0)
+        fprintf(f, "    timing: mid %.4g ms (reference %.4g ms, %.0f%%)", c->cand_ms_mid,
+                c->ref_ms_mid, 100.0 * c->ref_ms_mid / c->cand_ms_mid);
+    if (c->ref_ms_large > 0)
+        fprintf(f, ", large %.4g ms (reference %.4g ms, %.0f%%)", c->cand_ms_large,
+                c->ref_ms_large, 100.0 * c->ref_ms_large / c->cand_ms_large);
+    if (c->ref_ms_mid > 0) fprintf(f, "\n");
+    fprintf(f, "    seconds: static %.3f, compile %.3f, run %.3f, total %.3f\n", c->t_static,
+            c->t_compile, c->t_run, c->t_total);
+}
+
+static void pct(FILE *f, const char *what, int a, int b, double r)
+{
+    if (b) fprintf(f, "%s: %d / %d = %.1f%%\n", what, a, b, 100.0 * r);
+    else fprintf(f, "%s: n/a (none labeled)\n", what);
+}
+
+void kg_print_summary(FILE *f, const kg_summary *s)
+{
+    fprintf(f, "\nconfusion matrix (rows: label, columns: verdict)\n%-9s", "");
+    for (int v = 0; v < KG_V_COUNT; v++) fprintf(f, " %9s", kg_verdict_name(v));
+    fprintf(f, "\n");
+    for (int e = 0; e < KG_V_COUNT; e++) {
+        if (e == KG_V_STATIC_OK) continue;
+        fprintf(f, "%-9s", kg_verdict_name(e));
+        for (int v = 0; v < KG_V_COUNT; v++) fprintf(f, " %9d", s->m[e][v]);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\ncandidates: %d (%d labeled: %d bad, %d good)\nverdicts:", s->n, s->n_labeled,
+            s->bad, s->good);
+    for (int v = 0; v < KG_V_COUNT; v++)
+        if (s->verdict_count[v]) fprintf(f, " %s=%d", kg_verdict_name(v), s->verdict_count[v]);
+    fprintf(f, "\n");
+    pct(f, "interception (bad stopped / bad)", s->bad_stopped, s->bad, s->interception);
+    pct(f, "false kills (good stopped / good)", s->good_stopped, s->good, s->false_kill);
+    fprintf(f, "median seconds per candidate (static + compile + run): %.3f\n", s->median_s);
+    if (s->n)
+        fprintf(f, "wall seconds: %.2f in all, %.3f per candidate\n", s->wall_s,
+                s->wall_s / s->n);
+}
+
+void kg_json_escape(const char *in, char *buf, size_t len)
+{
+    size_t o = 0;
+    if (!len) return;
+    for (const unsigned char *p = (const unsigned char *)(in ? in : ""); *p; p++) {
+        char tmp[8];
+        const char *add;
+        switch (*p) {
+        case '"': add = "\\\""; break;
+        case '\\': add = "\\\\"; break;
+        case '\n': add = "\\n"; break;
+        case '\r': add = "\\r"; break;
+        case '\t': add = "\\t"; break;
+        default:
+            if (*p < 0x20 || *p >= 0x7f) {   /* keep the output ASCII */
+                snprintf(tmp, sizeof tmp, "\\u%04x", *p < 0x20 ? *p : 0xfffd);
+                add = tmp;
+            } else {
+                tmp[0] = (char)*p;
+                tmp[1] = 0;
+                add = tmp;
+            }
+        }
+        size_t l = strlen(add);
+        if (o + l + 1 > len) break;
+        memcpy(buf + o, add, l);
+        o += l;
+    }
+    buf[o] = 0;
+}
+
+static void jstr(FILE *f, const char *key, const char *v, int comma)
+{
+    char b[2048];
+    kg_json_escape(v, b, sizeof b);
+    fprintf(f, "\"%s\":\"%s\"%s", key, b, comma ? "," : "");
+}
+
+static void jnum(FILE *f, const char *key, double v, int comma)
+{
+    if (isnan(v) || isinf(v)) fprintf(f, "\"%s\":null%s", key, comma ? "," : "");
+    else fprintf(f, "\"%s\":%.6g%s", key, v, comma ? "," : "");
+}
+
+int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
+                  const kg_summary *s)
+{
+    fprintf(f, "{\"tool\":\"kgate\",");
+    jstr(f, "device", info->device, 1);
+    jstr(f, "arch", info->arch, 1);
+    jstr(f, "mode", info->mode, 1);
+    fprintf(f, "\"seed\":%llu,\"candidates\":[\n", info->seed);
+    for (int i = 0; i < n; i++) {
+        const kg_cand *k = &c[i];
+        fprintf(f, "{");
+        jstr(f, "file", k->name, 1);
+        jstr(f, "task", k->task, 1);
+        if (k->expected >= 0) jstr(f, "label", kg_verdict_name(k->expected), 1);
+        else fprintf(f, "\"label\":null,");
+        jstr(f, "defect", k->defect, 1);
+        jstr(f, "verdict", kg_verdict_name(k->verdict), 1);
+        fprintf(f, "\"stopped\":%s,", kg_verdict_is_stop(k->verdict) ? "true" : "false");
+        jstr(f, "reason", k->reason, 1);
+        jstr(f, "rules", k->rules, 1);
+        fprintf(f, "\"rule_counts\":{\"P0\":%d,\"P1\":%d,\"P2\":%d},", k->n_p0, k->n_p1, k->n_p2);
+        if (k->compiled)
+            fprintf(f, "\"ptxas\":{\"kernels\":%d,\"max_registers\":%d,\"smem_bytes\":%lld,"
+                       "\"stack_bytes\":%lld,\"spill_store_bytes\":%lld,\"spill_load_bytes\":%lld,"
+                       "\"lmem_bytes\":%lld},",
+                    k->ptx.n_funcs, k->ptx.max_regs, k->ptx.smem_bytes, k->ptx.stack_bytes,
+                    k->ptx.spill_stores, k->ptx.spill_loads, k->ptx.lmem_bytes);
+        else fprintf(f, "\"ptxas\":null,");
+        jnum(f, "cand_ms_mid", k->ref_ms_mid > 0 ? k->cand_ms_mid : NAN, 1);
+        jnum(f, "ref_ms_mid", k->ref_ms_mid > 0 ? k->ref_ms_mid : NAN, 1);
+        jnum(f, "cand_ms_large", k->ref_ms_large > 0 ? k->cand_ms_large : NAN, 1);
+        jnum(f, "ref_ms_large", k->ref_ms_large > 0 ? k->ref_ms_large : NAN, 1);
+        jnum(f, "seconds_static", k->t_static, 1);
+        jnum(f, "seconds_compile", k->t_compile, 1);
+        jnum(f, "seconds_run", k->t_run, 1);
+        jnum(f, "seconds_total", k->t_total, 0);
+        fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+    }
+    fprintf(f, "],\"summary\":{\"candidates\":%d,\"labeled\":%d,\"bad\":%d,\"bad_stopped\":%d,"
+               "\"good\":%d,\"good_stopped\":%d,",
+            s->n, s->n_labeled, s->bad, s->bad_stopped, s->good, s->good_stopped);
+    jnum(f, "interception", s->interception, 1);
+    jnum(f, "false_kill", s->false_kill, 1);
+    jnum(f, "median_seconds_per_candidate", s->median_s, 1);
+    jnum(f, "wall_seconds", s->wall_s, 1);
+    fprintf(f, "\"verdicts\":{");
+    for (int v = 0; v < KG_V_COUNT; v++)
+        fprintf(f, "\"%s\":%d%s", kg_verdict_name(v), s->verdict_count[v],
+                v + 1 < KG_V_COUNT ? "," : "");
+    fprintf(f, "},\"confusion\":{");
+    int first = 1;
+    for (int e = 0; e < KG_V_COUNT; e++) {
+        if (e == KG_V_STATIC_OK) continue;
+        fprintf(f, "%s\"%s\":{", first ? "" : ",", kg_verdict_name(e));
+        first = 0;
+        for (int v = 0; v < KG_V_COUNT; v++)
+            fprintf(f, "\"%s\":%d%s", kg_verdict_name(v), s->m[e][v], v + 1 < KG_V_COUNT ? "," : "");
+        fprintf(f, "}");
+    }
+    fprintf(f, "}}}\n");
+    return ferror(f) ? -1 : 0;
+}
