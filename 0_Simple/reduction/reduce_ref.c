@@ -43,6 +43,17 @@ static inline void neumaier_add(double *s, double *c, double x)
     *s = t;
 }
 
+typedef struct {
+    size_t n;
+    int k;
+} stop_ix;
+
+static int cmp_stop(const void *a, const void *b)
+{
+    size_t x = ((const stop_ix *)a)->n, y = ((const stop_ix *)b)->n;
+    return (x > y) - (x < y);
+}
+
 void red_ref_prefixes(red_type t, uint64_t seed, const size_t *stops, int nstops, red_ref *out)
 {
     size_t max_n = 0;
@@ -52,24 +63,22 @@ void red_ref_prefixes(red_type t, uint64_t seed, const size_t *stops, int nstops
         out[k].n = stops[k];
     }
     /* Visit the stops in increasing order while streaming once. */
-    int *order = (int *)malloc((size_t)(nstops > 0 ? nstops : 1) * sizeof *order);
+    stop_ix *order = (stop_ix *)malloc((size_t)(nstops > 0 ? nstops : 1) * sizeof *order);
     if (!order) {
         fprintf(stderr, "red_ref_prefixes: out of host memory\n");
         exit(1);
     }
-    for (int k = 0; k < nstops; k++) order[k] = k;
-    for (int a = 1; a < nstops; a++)   /* insertion sort: a handful of stops */
-        for (int b = a; b > 0 && stops[order[b]] < stops[order[b - 1]]; b--) {
-            int tmp = order[b];
-            order[b] = order[b - 1];
-            order[b - 1] = tmp;
-        }
+    for (int k = 0; k < nstops; k++) {
+        order[k].n = stops[k];
+        order[k].k = k;
+    }
+    qsort(order, (size_t)nstops, sizeof *order, cmp_stop);
 
     double s = 0, c = 0, a = 0;
     long long is = 0;
     size_t i = 0;
     for (int q = 0; q < nstops; q++) {
-        size_t stop = stops[order[q]];
+        size_t stop = order[q].n;
         switch (t) {
         case RED_FLOAT:
             for (; i < stop; i++) {
@@ -93,7 +102,7 @@ void red_ref_prefixes(red_type t, uint64_t seed, const size_t *stops, int nstops
             }
             break;
         }
-        red_ref *r = &out[order[q]];
+        red_ref *r = &out[order[q].k];
         r->sum = t == RED_INT ? (double)is : s + c;
         r->abs_sum = a;
         r->isum = is;
