@@ -1,0 +1,116 @@
+// sim.cpp: runs matrixMul's kernels on the CPU, without a GPU: one std::thread
+// per CUDA thread, one block at a time, __syncthreads as a std::barrier, dynamic
+// shared memory filled with NaN before each block. The kernels are the real
+// source (extracted from ../../matrixMul.cu by run.sh); cp.async takes its
+// pre-sm_80 fallback path (synchronous copies). It checks indexing, edge
+// handling, alpha/beta and barrier placement (a missing barrier makes results
+// wrong here), not timing or true GPU memory-model races: compute-sanitizer
+// racecheck on the GPU remains the authority. Usage: ./run.sh [variant]
+#include <barrier>
+#include <thread>
+#include <vector>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+struct dim3 { unsigned x = 1, y = 1, z = 1; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
+struct alignas(16) float4 { float x, y, z, w; };
+static inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
+thread_local dim3 threadIdx, blockIdx;
+dim3 blockDim, gridDim;
+std::barrier<> *g_bar;
+alignas(16) float g_dyn_smem[65536];
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __restrict__
+#define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+static inline void __syncthreads() { g_bar->arrive_and_wait(); }
+#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+#include "kernels.inc"
+
+template <class F>
+static void launch(dim3 grid, dim3 block, F f)
+{
+    gridDim = grid; blockDim = block;
+    int nt = block.x * block.y;
+    for (unsigned by = 0; by < grid.y; by++)
+        for (unsigned bx = 0; bx < grid.x; bx++) {
+            memset(g_dyn_smem, 0xFF, sizeof g_dyn_smem);  // NaN: unwritten dynamic smem shows
+            std::barrier<> bar(nt);
+            g_bar = &bar;
+            std::vector<std::thread> th;
+            for (int t = 0; t < nt; t++)
+                th.emplace_back([&, t, bx, by] {
+                    threadIdx = dim3(t % block.x, t / block.x);
+                    blockIdx = dim3(bx, by);
+                    f();
+                });
+            for (auto &x : th) x.join();
+        }
+}
+#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+#define CD(a, b) (((a) + (b) - 1) / (b))
+typedef std::function<void(int, int, int, float, const float *, const float *, float, float *)> runner;
+static std::vector<std::pair<const char *, runner>> runners()
+{
+    std::vector<std::pair<const char *, runner>> r;
+#define K(...) [=] { __VA_ARGS__(M, N, K, al, A, B, be, C); }
+    r.push_back({"naive", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(M, 32), CD(N, 32)), dim3(32, 32), K(mm_naive)); }});
+    r.push_back({"coalesced", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 32), CD(M, 32)), dim3(32, 32), K(mm_coalesced)); }});
+    r.push_back({"smem_tile16", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 16), CD(M, 16)), dim3(16, 16), K(mm_smem<16>)); }});
+    r.push_back({"smem_tile32", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 32), CD(M, 32)), dim3(32, 32), K(mm_smem<32>)); }});
+    r.push_back({"blocktile_1d", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 64), CD(M, 64)), dim3(512), K(mm_blocktile_1d<64, 64, 8, 8>)); }});
+    r.push_back({"blocktile_2d", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_blocktile_2d<128, 128, 8, 8, 8>)); }});
+    r.push_back({"vectorized", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_vectorized<128, 128, 8>)); }});
+    r.push_back({"warptile_128x128x8", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_warptile<128, 128, 8, 2>)); }});
+    r.push_back({"warptile_128x64x8", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 64), CD(M, 128)), dim3(128), K(mm_warptile<128, 64, 8, 3>)); }});
+    r.push_back({"warptile_128x128x16_1blk", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_warptile<128, 128, 16, 1>)); }});
+    r.push_back({"cpasync_128x128x8_s3", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_cpasync<128, 128, 8, 3>)); }});
+    r.push_back({"cpasync_128x128x16_s2", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_cpasync<128, 128, 16, 2>)); }});
+    r.push_back({"cpasync_128x128x16_s3", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_cpasync<128, 128, 16, 3>)); }});
+    return r;
+}
+static float urand(uint64_t &s) { s = s * 6364136223846793005ULL + 1442695040888963407ULL; return (float)((s >> 40) * (1.0 / 16777216.0)) * 2 - 1; }
+int main(int argc, char **argv)
+{
+    int shapes[][3] = {{1, 1, 1}, {17, 17, 17}, {33, 65, 129}, {36, 68, 20}, {128, 128, 128}, {257, 263, 271}, {260, 136, 68}, {130, 140, 9}};
+    int fails = 0;
+    const char *only = argc > 1 ? argv[1] : nullptr;
+    for (auto &sh : shapes) {
+        int M = sh[0], N = sh[1], K = sh[2];
+        std::vector<float> A((size_t)M * K), B((size_t)K * N), C0((size_t)M * N), C((size_t)M * N);
+        uint64_t s = 42 + M;
+        for (auto &x : A) x = urand(s);
+        for (auto &x : B) x = urand(s);
+        for (auto &x : C0) x = urand(s);
+        for (float be : {0.0f, -0.5f}) {
+            float al = 1.5f;
+            std::vector<double> ref((size_t)M * N);
+            for (int i = 0; i < M; i++) for (int j = 0; j < N; j++) {
+                double d = 0; for (int k = 0; k < K; k++) d += (double)A[(size_t)i * K + k] * B[(size_t)k * N + j];
+                ref[(size_t)i * N + j] = al * d + (be != 0 ? be * (double)C0[(size_t)i * N + j] : 0);
+            }
+            for (auto &r : runners()) {
+                if (only && strcmp(only, r.first)) continue;
+                if (be == 0) memset(C.data(), 0xFF, C.size() * 4); else C = C0;
+                r.second(M, N, K, al, A.data(), B.data(), be, C.data());
+                double tol = (K + 16) * std::ldexp(1.0, -22);
+                int bad = 0;
+                for (size_t i = 0; i < C.size(); i++) {
+                    double e = std::fabs(C[i] - ref[i]);
+                    if (!(e <= tol + tol * std::fabs(ref[i]))) { if (bad < 3) printf("  %s %dx%dx%d beta=%g idx %zu got %g ref %g\n", r.first, M, N, K, be, i, C[i], ref[i]); bad++; }
+                }
+                if (bad) fails++;
+                printf("%-26s %dx%dx%d beta=%-4g %s (%d bad)\n", r.first, M, N, K, be, bad ? "FAIL" : "ok", bad);
+                fflush(stdout);
+            }
+        }
+    }
+    printf(fails ? "SIM FAIL\n" : "SIM PASS\n");
+    return fails != 0;
+}
