@@ -892,7 +892,12 @@ static void check_call(fn_ctx *f, CXCursor c)
         }
         free(ks.v);
     }
-    if (fi->kind != 0 && !clang_Cursor_isNull(ref)) {
+    if (fi->kind != 0 && clang_Cursor_isNull(ref) && name_in(nm, c_host_only)) {
+        /* clang found no viable (device-side) function: the host one is all there is */
+        add_finding(f->cx->r, "KG-HOSTLIB-DEVICE", fi->kind == 3 ? KG_P1 : KG_P0, line,
+                    "%s() is a host-only function called from device code: it does not "
+                    "compile for the GPU", nm);
+    } else if (fi->kind != 0 && !clang_Cursor_isNull(ref)) {
         if (!strcmp(nm, "printf"))
             add_finding(f->cx->r, "KG-DEVICE-PRINTF", KG_P2, line,
                         "printf in device code: legal but slow and serializing; remove debug output");
@@ -1065,6 +1070,18 @@ static enum CXChildVisitResult rule_visit(CXCursor c, CXCursor p, CXClientData d
     case CXCursor_TypeRef: case CXCursor_TemplateRef: case CXCursor_DeclRefExpr:
         check_std_ref(f, c);
         return CXChildVisit_Recurse;
+    case CXCursor_OverloadedDeclRef: {
+        /* a call clang could not resolve (RecoveryExpr): in device code that is
+         * what a host-only function looks like */
+        char nm[64];
+        spelling(c, nm, sizeof nm);
+        int kind = f->cx->fns[f->fn].kind;
+        if (kind != 0 && name_in(nm, c_host_only))
+            add_finding(f->cx->r, "KG-HOSTLIB-DEVICE", kind == 3 ? KG_P1 : KG_P0, cursor_line(c),
+                        "%s() is a host-only function called from device code: it does not "
+                        "compile for the GPU", nm);
+        return CXChildVisit_Continue;
+    }
     case CXCursor_CXXNewExpr: case CXCursor_CXXDeleteExpr:
         if (f->cx->fns[f->fn].kind != 0)
             add_finding(f->cx->r, "KG-DEVICE-HEAP", KG_P1, cursor_line(c),
@@ -1085,6 +1102,7 @@ static enum CXChildVisitResult find_body(CXCursor c, CXCursor p, CXClientData d)
 
 static void analyze_function(scan_ctx *cx, int fn)
 {
+    if (cx->fns[fn].kind == 0) return; /* host code: the rules are about device code */
     fn_ctx f;
     memset(&f, 0, sizeof f);
     f.cx = cx;
@@ -1179,6 +1197,8 @@ static int grid_is_one(CXCursor grid)
         int n_expr = 0, all_one = 1;
         for (int i = 0; i < ks.n; i++) {
             if (!clang_isExpression(clang_getCursorKind(ks.v[i]))) continue;
+            /* dim3's default arguments live in the runtime header (they are 1) */
+            if (!clang_Location_isFromMainFile(clang_getCursorLocation(ks.v[i]))) continue;
             n_expr++;
             if (!is_literal_value(ks.v[i], 1)) all_one = 0;
         }
@@ -1423,7 +1443,7 @@ int kg_static_scan(const char *source, const char *name, kg_static_result *out)
     if (!out->parsed) {
         snprintf(out->parse_error, sizeof out->parse_error, "%s: %s", name, emsg);
         add_finding(out, "KG-PARSE", KG_P1, eline,
-                    "not valid C/CUDA for clang (%s); rules skipped, the compile step decides", emsg);
+                    "not valid C/CUDA for clang (%s); the compile step decides", emsg);
     }
 
     scan_ctx cx;
@@ -1438,7 +1458,9 @@ int kg_static_scan(const char *source, const char *name, kg_static_result *out)
         lc.in_launch = !strcmp(cx.fns[i].name, "launch");
         clang_visitChildren(cx.fns[i].c, launch_visit, &lc);
     }
-    if (out->parsed) {
+    /* The rules also run on a TU with errors: clang's recovery drops what it
+     * could not understand, which can only hide findings. */
+    {
         find_intent_comments(&cx);
         for (int i = 0; i < cx.n_fns; i++)
             analyze_function(&cx, i);
@@ -1455,7 +1477,7 @@ int kg_static_scan(const char *source, const char *name, kg_static_result *out)
                 free(state);
             }
         }
-        if (!out->has_launch)
+        if (!out->has_launch && out->parsed)
             add_finding(out, "KG-NO-LAUNCH", KG_P1, 0,
                         "no extern \"C\" launch(...) defined: the gate has nothing to call");
     }
