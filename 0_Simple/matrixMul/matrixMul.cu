@@ -30,6 +30,10 @@
  * The CPU baseline (double accumulation) is reported as variant=cpu.
  *
  * FLOPs counted: 2*M*N*K per GEMM (the beta*C term is not counted).
+ * Without a GPU: tests/test_mm_host.c (cmocka) and tests/cpu_sim/run.sh (the
+ * kernels below run on CPU threads); ./ptxas_table.sh prints registers, shared
+ * memory and spills per kernel; ./results_table.sh LOG README fills the
+ * README's results table from a real run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -795,7 +799,7 @@ static void build_help_from_table(void)
     size_t used = (size_t)snprintf(help_notes, sizeof help_notes, "Variants:\n");
     for (int v = 0; v < N_VARIANTS && used < sizeof help_notes; v++)
         used += (size_t)snprintf(help_notes + used, sizeof help_notes - used,
-                                 "  %-22s %s [%s]\n", variants[v].name, variants[v].what,
+                                 "  %-25s %s [%s]\n", variants[v].name, variants[v].what,
                                  variants[v].tile);
     if (used < sizeof help_notes)
         snprintf(help_notes + used, sizeof help_notes - used,
@@ -881,6 +885,10 @@ static void check_shape(const shape *s, int cpu_ref, const int *wanted, int *ok,
 
 int main(int argc, char **argv)
 {
+    if (variants[0].kind != VK_REF) { /* check_shape() uses variants[0] as the reference */
+        fprintf(stderr, "matrixMul: internal error: variants[0] must be cublas\n");
+        return 1;
+    }
     build_help_from_table();
     const opts_config cfg = {
         "matrixMul", "C = alpha*A*B + beta*C in FP32: naive to warp tiling, against cuBLAS",
