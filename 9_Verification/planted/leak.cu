@@ -14,7 +14,7 @@ int main()
     planted_setup("planted_leak");
     const int n = 1024;
     float *kept;
-    cudaError_t e = cudaMalloc(&kept, n * sizeof(float));  // PLANTED: leak
+    cudaError_t e = cudaMalloc(&kept, n * sizeof(float));  // PLANTED: leak (declared by kind)
     CUDA_CHECK(e);
     touch<<<(n + 255) / 256, 256>>>(kept, n);
     CHECK_LAUNCH();

@@ -79,6 +79,8 @@ typedef struct {
     int detect;          /* 0: clean, 1: the listed detections */
     sz_expected e[SZ_MAX_EXPECT];
     int n;
+    char allow[SZ_MAX_EXPECT][48]; /* kinds tolerated, neither required nor UNEXPECTED */
+    int n_allow;
 } sz_tool_expect;
 
 typedef struct {

@@ -266,8 +266,20 @@ int sz_expect_parse(const char *text, const char *name, const char *folder, cons
                 if (parse_detect(tmp, &te->e[te->n], where, ln, err, errlen)) goto fail;
                 te->detect = 1;
                 te->n++;
+            } else if (!strncmp(val, "allow", 5) && isspace((unsigned char)val[5])) {
+                char *k = trim(val + 5);
+                if (!valid_kind(k)) {
+                    errf(err, errlen, where, ln, "unknown record kind '%s' after 'allow'", k);
+                    goto fail;
+                }
+                if (te->n_allow >= SZ_MAX_EXPECT) {
+                    errf(err, errlen, where, ln, "too many 'allow' lines for %s", key);
+                    goto fail;
+                }
+                snprintf(te->allow[te->n_allow++], sizeof te->allow[0], "%s", k);
             } else {
-                errf(err, errlen, where, ln, "%s: expected 'clean' or 'detect KIND at FILE:LINE', "
+                errf(err, errlen, where, ln, "%s: expected 'clean', 'detect KIND at FILE:LINE' "
+                     "or 'allow KIND', "
                      "found '%s'", key, val);
                 goto fail;
             }
@@ -351,6 +363,8 @@ sz_verdict sz_judge(const sz_tool_expect *expect, const sz_found *found, int *mi
     for (int i = 0; i < SZ_MAX_EXPECT; i++) missed[i] = 0;
     for (int j = 0; j < found->n; j++) {
         unexpected[j] = 1;
+        for (int a = 0; a < expect->n_allow; a++)
+            if (!strcmp(expect->allow[a], found->d[j].kind)) unexpected[j] = 0;
         if (expect->detect)
             for (int i = 0; i < expect->n; i++)
                 if (sz_matches(&expect->e[i], &found->d[j])) unexpected[j] = 0;

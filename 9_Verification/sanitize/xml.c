@@ -69,7 +69,11 @@ static void fail(xml_parser *x, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (x->err && x->errlen) snprintf(x->err, x->errlen, "line %d, column %d: %s", line, col, msg);
+    /* anything that fails at the very end of the input is a cut-off document */
+    int cut = x->pos >= x->len && x->len > 0 && !strstr(msg, "truncated");
+    if (x->err && x->errlen)
+        snprintf(x->err, x->errlen, "line %d, column %d: %s%s", line, col, msg,
+                 cut ? " (document truncated?)" : "");
 }
 
 static int at_end(const xml_parser *x) { return x->pos >= x->len; }
@@ -365,6 +369,11 @@ static xml_node *read_element(xml_parser *x, xml_node *parent, int depth)
             x->pos += 2;
             char *cn = read_name(x);
             if (!cn) goto error;
+            if (at_end(x)) {
+                fail(x, "document ends inside the closing tag </%s", cn);
+                free(cn);
+                goto error;
+            }
             int same = !strcmp(cn, n->name);
             if (!same) {
                 fail(x, "closing tag </%s> does not match <%s>", cn, n->name);

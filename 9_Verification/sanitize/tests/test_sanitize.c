@@ -1,0 +1,751 @@
+/* test_sanitize.c: the harness's CPU side: the XML reader, the report
+ * reader on real compute-sanitizer 2025.3.1 reports captured on the H200
+ * (fixtures/h200/) and on the planted programs' reports (fixtures/planted_*
+ * once captured, fixtures/provisional_planted_* until then), the
+ * expectations format, the verdicts, the writers, and process control. */
+#define _DEFAULT_SOURCE
+/* snprintf truncation of over-long paths is intended and bounded */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json_valid.h"
+#include "sanitize.h"
+
+static char fx_dir[1024];      /* .../tests/fixtures */
+static char planted_dir[1024]; /* .../9_Verification/planted */
+
+static void find_dirs(void)
+{
+    const char *env = getenv("SANITIZE_TEST_DIR");
+    char base[1024];
+    snprintf(base, sizeof base, "%s", env ? env : __FILE__);
+    if (!env) {
+        char *slash = strrchr(base, '/');
+        if (slash) *slash = '\0';
+        else snprintf(base, sizeof base, ".");
+    }
+    snprintf(fx_dir, sizeof fx_dir, "%s/fixtures", base);
+    snprintf(planted_dir, sizeof planted_dir, "%s/../../planted", base);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b) {
+        b[n] = '\0';
+        if (len) *len = (size_t)n;
+    }
+    return b;
+}
+
+static void fx(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", fx_dir, name);
+}
+
+/* The real capture of a planted run if there is one, else the provisional. */
+static void planted_fixture(char *buf, size_t len, const char *run, const char *tool)
+{
+    snprintf(buf, len, "%s/%s.%s.xml", fx_dir, run, tool);
+    if (access(buf, R_OK) == 0) return;
+    snprintf(buf, len, "%s/provisional_%s.%s.xml", fx_dir, run, tool);
+}
+
+/* ---- XML reader ------------------------------------------------------ */
+
+static void test_xml_basics(void **state)
+{
+    (void)state;
+    const char *doc =
+        "\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!-- a comment -->\n"
+        "<!DOCTYPE r>\n<r a=\"1\" b='x &amp; y'>\n  <k>  hello &lt;world&gt; &#65;&#x42;&#xe9; </k>"
+        "<!-- inside --><c><![CDATA[<not> & markup]]></c><e/><e x=\"&quot;q&apos;\" />\n</r>\n"
+        "<!-- trailing -->\n";
+    char err[256];
+    xml_node *r = xml_parse(doc, strlen(doc), err, sizeof err);
+    assert_non_null(r);
+    assert_string_equal(r->name, "r");
+    assert_string_equal(xml_attr_get(r, "a"), "1");
+    assert_string_equal(xml_attr_get(r, "b"), "x & y");
+    assert_null(xml_attr_get(r, "zz"));
+    assert_string_equal(xml_child_text(r, "k"), "hello <world> AB\xC3\xA9");
+    assert_string_equal(xml_child_text(r, "c"), "<not> & markup");
+    assert_int_equal(r->n_kids, 4);
+    assert_string_equal(xml_attr_get(r->kids[3], "x"), "\"q'");
+    assert_ptr_equal(xml_find(r, "e"), r->kids[2]);
+    assert_null(xml_child(r, "nope"));
+    xml_free(r);
+}
+
+static void test_xml_malformed(void **state)
+{
+    (void)state;
+    const char *bad[] = {
+        "",                                   /* empty */
+        "   \n  ",                            /* only white space */
+        "<?xml version=\"1.0\"?>",            /* prolog only */
+        "<a>",                                /* unclosed */
+        "<a></b>",                            /* mismatched */
+        "<a><b></a></b>",                     /* crossed */
+        "<a x=1></a>",                        /* unquoted attribute */
+        "<a x=\"1\" x=\"2\"></a>",            /* repeated attribute */
+        "<a x=\"1></a>",                      /* unterminated value */
+        "<a>&bogus;</a>",                     /* unknown entity */
+        "<a>&#xZZ;</a>",                      /* bad character reference */
+        "<a>&#0;</a>",                        /* NUL reference */
+        "<a>& b</a>",                         /* bare ampersand */
+        "<a><![CDATA[x</a>",                  /* unclosed CDATA */
+        "<a><!-- x</a>",                      /* unclosed comment */
+        "<a/><b/>",                           /* two roots */
+        "text<a/>",                           /* text before the root */
+        "<a/>text",                           /* text after the root */
+        "<1a/>",                              /* bad name */
+        "<!DOCTYPE a [<!ENTITY x \"y\">]><a/>", /* internal subset: refused */
+        "<a",                                 /* truncated start tag */
+        "<a></a",                             /* truncated end tag */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[256] = "";
+        xml_node *r = xml_parse(bad[i], strlen(bad[i]), err, sizeof err);
+        if (r) fail_msg("accepted malformed input #%zu: %s", i, bad[i]);
+        assert_non_null(strstr(err, "line "));
+    }
+    /* a NUL byte inside */
+    char nul[] = "<a>x\0y</a>";
+    char err[256];
+    assert_null(xml_parse(nul, sizeof nul - 1, err, sizeof err));
+    assert_non_null(strstr(err, "NUL"));
+    /* the error names where: line 3 */
+    const char *multi = "<a>\n<b>\n</c>\n</a>";
+    assert_null(xml_parse(multi, strlen(multi), err, sizeof err));
+    assert_non_null(strstr(err, "line 3"));
+    assert_non_null(strstr(err, "</c>"));
+}
+
+static void test_xml_depth_limit(void **state)
+{
+    (void)state;
+    int depth = 5000;
+    char *doc = malloc((size_t)depth * 7 + 1);
+    size_t n = 0;
+    for (int i = 0; i < depth; i++) n += (size_t)sprintf(doc + n, "<a>");
+    for (int i = 0; i < depth; i++) n += (size_t)sprintf(doc + n, "</a>");
+    char err[256];
+    assert_null(xml_parse(doc, n, err, sizeof err));
+    assert_non_null(strstr(err, "deeper"));
+    free(doc);
+}
+
+/* Every prefix of a real report is either the whole document or an error:
+ * never a crash, never a tree. */
+static void test_xml_every_truncation(void **state)
+{
+    (void)state;
+    char path[1200];
+    fx(path, sizeof path, "h200/sync.xml");
+    size_t len = 0;
+    char *text = slurp(path, &len);
+    assert_non_null(text);
+    /* the whole file parses */
+    char err[256];
+    xml_node *full = xml_parse(text, len, err, sizeof err);
+    assert_non_null(full);
+    xml_free(full);
+    /* the end of the root is where the document becomes complete */
+    const char *close = strstr(text, "</ComputeSanitizerOutput>");
+    assert_non_null(close);
+    size_t complete = (size_t)(close - text) + strlen("</ComputeSanitizerOutput>");
+    size_t step = len > 20000 ? 7 : 1;
+    for (size_t cut = 0; cut < complete; cut += step) {
+        xml_node *r = xml_parse(text, cut, err, sizeof err);
+        if (r) fail_msg("a truncation at byte %zu of %zu parsed", cut, len);
+        assert_true(strlen(err) > 0);
+    }
+    free(text);
+}
+
+/* ---- reading reports: real H200 captures ----------------------------- */
+
+static const sz_detection *find_kind(const sz_found *f, const char *kind)
+{
+    for (int j = 0; j < f->n; j++)
+        if (!strcmp(f->d[j].kind, kind)) return &f->d[j];
+    return NULL;
+}
+
+static void check_real(const char *file, const char *kind, int line, const char *kernel,
+                       int min_count)
+{
+    char path[1200], err[600];
+    fx(path, sizeof path, file);
+    sz_found f;
+    if (sz_report_read_file(path, &f, err, sizeof err)) fail_msg("%s", err);
+    const sz_detection *d = find_kind(&f, kind);
+    if (!d) fail_msg("%s: no %s detection", file, kind);
+    if (line) {
+        char w[300];
+        sz_detection_where(d, w, sizeof w);
+        char want[64];
+        snprintf(want, sizeof want, "probe.cu:%d", line);
+        assert_string_equal(w, want);
+        assert_string_equal(d->kernel, kernel);
+        assert_true(d->has_thread && d->has_block);
+    }
+    assert_true(d->count >= min_count);
+    sz_found_free(&f);
+}
+
+static void test_report_real_kinds(void **state)
+{
+    (void)state;
+    check_real("h200/oob_read.xml", "oob-global-read", 8, "oob_read", 32);
+    check_real("h200/oob_write.xml", "oob-global-write", 12, "oob_write", 32);
+    check_real("h200/race.xml", "shared-race", 16, "shared_race", 100);
+    check_real("h200/uninit.xml", "uninit-global-read", 20, "uninit_read", 64);
+    check_real("h200/sync.xml", "barrier-error", 25, "divergent_barrier", 32);
+    check_real("h200/leak.xml", "leak", 0, "", 1);
+    /* the follow-on records of a faulting kernel are read too */
+    check_real("h200/oob_read.xml", "api-error", 0, "", 3);
+    check_real("h200/oob_read.xml", "leak", 0, "", 2);
+}
+
+static void test_report_real_details(void **state)
+{
+    (void)state;
+    char path[1200], err[600];
+    sz_found f;
+    fx(path, sizeof path, "h200/oob_read.xml");
+    assert_int_equal(sz_report_read_file(path, &f, err, sizeof err), 0);
+    assert_int_equal(f.n_records, 37);
+    const sz_detection *d = find_kind(&f, "oob-global-read");
+    assert_int_equal(d->count, 32);
+    assert_int_equal(d->thread[0], 64); /* the first faulting thread: 64 of 96 */
+    assert_int_equal(d->block[0], 0);
+    assert_string_equal(d->raw_kind, "Precise");
+    assert_non_null(strstr(d->text, "Invalid __global__ read"));
+    /* device location first; host frames have no lines here */
+    assert_false(d->locs[0].host);
+    assert_string_equal(d->locs[0].file, "/work/main/.carry/probe/probe.cu");
+    sz_found_free(&f);
+    /* a race has both ends */
+    fx(path, sizeof path, "h200/race.xml");
+    assert_int_equal(sz_report_read_file(path, &f, err, sizeof err), 0);
+    d = find_kind(&f, "shared-race");
+    int has16 = 0, has17 = 0;
+    for (int i = 0; i < d->n_locs; i++) {
+        has16 |= d->locs[i].line == 16;
+        has17 |= d->locs[i].line == 17;
+    }
+    assert_true(has16 && has17);
+    sz_found_free(&f);
+    /* clean reports: a root and no records */
+    const char *tools[4] = {"memcheck", "racecheck", "initcheck", "synccheck"};
+    for (int t = 0; t < 4; t++) {
+        char name[64];
+        snprintf(name, sizeof name, "h200/vectorAdd_%s.xml", tools[t]);
+        fx(path, sizeof path, name);
+        assert_int_equal(sz_report_read_file(path, &f, err, sizeof err), 0);
+        assert_int_equal(f.n_records, 0);
+        assert_int_equal(f.n, 0);
+        sz_found_free(&f);
+    }
+}
+
+static void test_report_malformed_files(void **state)
+{
+    (void)state;
+    const char *files[] = {"malformed_mismatched.xml", "malformed_truncated.xml",
+                           "malformed_wrong_root.xml", "malformed_empty.xml",
+                           "does_not_exist.xml"};
+    const char *says[] = {"does not match", "truncated", "ComputeSanitizerOutput", "empty",
+                          "cannot open"};
+    for (int i = 0; i < 5; i++) {
+        char path[1200], err[600] = "";
+        fx(path, sizeof path, files[i]);
+        sz_found f;
+        assert_int_equal(sz_report_read_file(path, &f, err, sizeof err), -1);
+        if (!strstr(err, says[i])) fail_msg("%s: message '%s' lacks '%s'", files[i], err, says[i]);
+        assert_non_null(strstr(err, files[i])); /* names the file */
+        assert_int_equal(f.n, 0);
+    }
+}
+
+/* ---- expectations ---------------------------------------------------- */
+
+static const char *expect_text =
+    "# two binaries, as an 8_Debugging case declares them\n"
+    "run: bin/case_buggy --quick --n=\"1 2\"\n"
+    "tools: memcheck, racecheck\n"
+    "timeout: 30\n"
+    "memcheck: detect oob-global-read at case.cu:42\n"
+    "memcheck: detect leak   # by kind only\n"
+    "memcheck: allow api-error\n"
+    "racecheck: clean\n"
+    "\n"
+    "run: bin/case_fixed\n"
+    "name: fixed\n";
+
+static void test_expect_parse(void **state)
+{
+    (void)state;
+    sz_expect_file f;
+    char err[400];
+    assert_int_equal(sz_expect_parse(expect_text, "case", "8_Debugging/case", "x.expect", &f,
+                                     err, sizeof err), 0);
+    assert_int_equal(f.n, 2);
+    const sz_run_spec *a = &f.runs[0], *b = &f.runs[1];
+    assert_string_equal(a->binary, "bin/case_buggy");
+    assert_string_equal(a->args, "--quick --n=\"1 2\"");
+    assert_string_equal(a->name, "case_buggy");
+    assert_string_equal(a->folder, "8_Debugging/case");
+    assert_int_equal(a->timeout_s, 30);
+    assert_true(a->tool[SZ_MEMCHECK].enabled && a->tool[SZ_RACECHECK].enabled);
+    assert_false(a->tool[SZ_INITCHECK].enabled || a->tool[SZ_SYNCCHECK].enabled);
+    assert_int_equal(a->tool[SZ_MEMCHECK].detect, 1);
+    assert_int_equal(a->tool[SZ_MEMCHECK].n, 2);
+    assert_string_equal(a->tool[SZ_MEMCHECK].e[0].kind, "oob-global-read");
+    assert_string_equal(a->tool[SZ_MEMCHECK].e[0].file, "case.cu");
+    assert_int_equal(a->tool[SZ_MEMCHECK].e[0].line, 42);
+    assert_int_equal(a->tool[SZ_MEMCHECK].e[1].line, 0);
+    assert_int_equal(a->tool[SZ_MEMCHECK].n_allow, 1);
+    assert_int_equal(a->tool[SZ_RACECHECK].detect, 0);
+    assert_string_equal(b->name, "fixed");
+    assert_string_equal(b->args, "");
+    for (int t = 0; t < SZ_N_TOOLS; t++) {
+        assert_true(b->tool[t].enabled);
+        assert_int_equal(b->tool[t].detect, 0);
+    }
+    sz_expect_free(&f);
+
+    /* no run: line: tool lines describe bin/<folder> --quick */
+    assert_int_equal(sz_expect_parse("racecheck: detect shared-race at k.cu:7\n", "smp",
+                                     "0_Simple/smp", "y", &f, err, sizeof err), 0);
+    assert_int_equal(f.n, 1);
+    assert_string_equal(f.runs[0].binary, "bin/smp");
+    assert_string_equal(f.runs[0].args, "--quick");
+    assert_int_equal(f.runs[0].tool[SZ_RACECHECK].detect, 1);
+    assert_int_equal(f.runs[0].tool[SZ_MEMCHECK].detect, 0);
+    sz_expect_free(&f);
+
+    /* an empty or missing file: the default */
+    assert_int_equal(sz_expect_parse("# nothing\n", "smp", "", "z", &f, err, sizeof err), 0);
+    assert_int_equal(f.n, 1);
+    sz_expect_free(&f);
+    assert_int_equal(sz_expect_load("/nonexistent/sanitize.expect", "vectorAdd", "0_Simple/vectorAdd",
+                                    &f, err, sizeof err), 0);
+    assert_string_equal(f.runs[0].binary, "bin/vectorAdd");
+    assert_string_equal(f.runs[0].args, "--quick");
+    sz_expect_free(&f);
+}
+
+static void test_expect_errors(void **state)
+{
+    (void)state;
+    struct { const char *text, *says; } bad[] = {
+        {"memcheck: dirty\n", "x.expect:1:"},
+        {"\n\nmemcheck: detect\n", "x.expect:3: 'detect' needs"},
+        {"memcheck: detect oob-everywhere at a.cu:3\n", "unknown record kind"},
+        {"memcheck: detect leak at a.cu\n", "not FILE:LINE"},
+        {"memcheck: detect leak at a.cu:x\n", "not a line number"},
+        {"memcheck: detect leak at a.cu:0\n", "not a line number"},
+        {"memcheck: detect leak near a.cu:3\n", "expected 'at FILE:LINE'"},
+        {"memcheck: clean\nmemcheck: detect leak\n", "both clean and detect"},
+        {"memcheck: clean\nmemcheck: clean\n", "declared twice"},
+        {"asan: clean\n", "unknown key 'asan'"},
+        {"tools: memcheck, asan\n", "unknown tool 'asan'"},
+        {"timeout: -1\n", "timeout"},
+        {"run:\n", "needs a binary"},
+        {"run: bin/x --a=\"unterminated\n", "unterminated"},
+        {"just words\n", "expected 'key: value'"},
+        {"memcheck: allow nonsense\n", "after 'allow'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sz_expect_file f;
+        char err[400] = "";
+        if (sz_expect_parse(bad[i].text, "x", "", "x.expect", &f, err, sizeof err) != -1)
+            fail_msg("accepted: %s", bad[i].text);
+        if (!strstr(err, bad[i].says)) fail_msg("'%s' -> '%s' lacks '%s'", bad[i].text, err, bad[i].says);
+    }
+}
+
+/* ---- verdicts -------------------------------------------------------- */
+
+static sz_verdict judge_file(const char *file, const char *expect_line, int *n_missed,
+                             int *n_unexpected)
+{
+    sz_expect_file e;
+    char err[400], path[1200];
+    if (sz_expect_parse(expect_line, "probe", "", "t", &e, err, sizeof err)) fail_msg("%s", err);
+    int tool = -1;
+    for (int t = 0; t < SZ_N_TOOLS; t++)
+        if (strstr(expect_line, sz_tool_name(t))) tool = t;
+    if (tool < 0) tool = SZ_MEMCHECK;
+    fx(path, sizeof path, file);
+    sz_found f;
+    if (sz_report_read_file(path, &f, err, sizeof err)) fail_msg("%s", err);
+    int missed[SZ_MAX_EXPECT], *unexp = calloc((size_t)f.n + 1, sizeof(int));
+    sz_verdict v = sz_judge(&e.runs[0].tool[tool], &f, missed, unexp);
+    *n_missed = *n_unexpected = 0;
+    for (int i = 0; i < SZ_MAX_EXPECT; i++) *n_missed += missed[i];
+    for (int j = 0; j < f.n; j++) *n_unexpected += unexp[j];
+    free(unexp);
+    sz_found_free(&f);
+    sz_expect_free(&e);
+    return v;
+}
+
+static void test_judge(void **state)
+{
+    (void)state;
+    int m, u;
+    /* clean and declared clean */
+    assert_int_equal(judge_file("h200/vectorAdd_racecheck.xml", "racecheck: clean\n", &m, &u), SZ_CLEAN);
+    /* found, declared clean */
+    assert_int_equal(judge_file("h200/race.xml", "racecheck: clean\n", &m, &u), SZ_UNEXPECTED);
+    assert_int_equal(u, 1);
+    /* declared where it is: either end of the race names it */
+    assert_int_equal(judge_file("h200/race.xml", "racecheck: detect shared-race at probe.cu:17\n",
+                                &m, &u), SZ_DETECTED);
+    assert_int_equal(judge_file("h200/race.xml", "racecheck: detect shared-race at probe.cu:16\n",
+                                &m, &u), SZ_DETECTED);
+    assert_int_equal(judge_file("h200/sync.xml", "synccheck: detect barrier-error at probe.cu:25\n",
+                                &m, &u), SZ_DETECTED);
+    assert_int_equal(judge_file("h200/uninit.xml",
+                                "initcheck: detect uninit-global-read at probe/probe.cu:20\n", &m, &u),
+                     SZ_DETECTED);
+    /* the wrong line: MISSED, and what was found is UNEXPECTED */
+    assert_int_equal(judge_file("h200/sync.xml", "synccheck: detect barrier-error at probe.cu:24\n",
+                                &m, &u), SZ_MISSED);
+    assert_int_equal(m, 1);
+    assert_int_equal(u, 1);
+    /* the wrong file, the wrong kind */
+    assert_int_equal(judge_file("h200/sync.xml", "synccheck: detect barrier-error at other.cu:25\n",
+                                &m, &u), SZ_MISSED);
+    assert_int_equal(judge_file("h200/uninit.xml", "initcheck: detect leak\n", &m, &u), SZ_MISSED);
+    /* declared buggy, but the program is clean */
+    assert_int_equal(judge_file("h200/vectorAdd_memcheck.xml",
+                                "memcheck: detect oob-global-read at vectorAdd.cu:40\n", &m, &u),
+                     SZ_MISSED);
+    /* a faulting kernel's follow-on records: UNEXPECTED unless allowed */
+    assert_int_equal(judge_file("h200/oob_read.xml", "memcheck: detect oob-global-read at probe.cu:8\n",
+                                &m, &u), SZ_UNEXPECTED);
+    assert_int_equal(u, 2); /* api-error, leak */
+    assert_int_equal(judge_file("h200/oob_read.xml",
+                                "memcheck: detect oob-global-read at probe.cu:8\n"
+                                "memcheck: allow api-error\nmemcheck: allow leak\n", &m, &u),
+                     SZ_DETECTED);
+    /* a leak by kind, with no location in the record */
+    assert_int_equal(judge_file("h200/leak.xml", "memcheck: detect leak\n", &m, &u), SZ_DETECTED);
+    assert_int_equal(judge_file("h200/leak.xml", "memcheck: detect leak at probe.cu:39\n", &m, &u),
+                     SZ_MISSED);
+}
+
+static void test_same_file(void **state)
+{
+    (void)state;
+    assert_true(sz_same_file("/a/b/probe.cu", "probe.cu"));
+    assert_true(sz_same_file("/a/b/probe.cu", "b/probe.cu"));
+    assert_true(sz_same_file("probe.cu", "x/probe.cu")); /* report with stripped paths */
+    assert_false(sz_same_file("/a/b/xprobe.cu", "probe.cu"));
+    assert_false(sz_same_file("/a/c/probe.cu", "b/probe.cu"));
+    assert_true(sz_same_file("/a/b/probe.cu", ""));
+}
+
+static void fill_result(sz_result *r, const char *xml_name, const char *expect_line, int tool)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "probe");
+    snprintf(r->binary, sizeof r->binary, "bin/probe");
+    r->tool = tool;
+    if (xml_name) fx(r->xml_path, sizeof r->xml_path, xml_name);
+    snprintf(r->log_path, sizeof r->log_path, "probe.log");
+    sz_expect_file e;
+    char err[300];
+    if (sz_expect_parse(expect_line, "probe", "", "t", &e, err, sizeof err)) fail_msg("%s", err);
+    r->expect = e.runs[0].tool[tool];
+    sz_expect_free(&e);
+}
+
+static void test_evaluate(void **state)
+{
+    (void)state;
+    sz_result r;
+    fill_result(&r, "h200/vectorAdd_memcheck.xml", "", SZ_MEMCHECK);
+    sz_evaluate(&r, 0, 0, 60);
+    assert_int_equal(r.verdict, SZ_CLEAN);
+    sz_result_free(&r);
+    fill_result(&r, "h200/sync.xml", "synccheck: detect barrier-error at probe.cu:25\n", SZ_SYNCCHECK);
+    sz_evaluate(&r, SZ_ERROR_EXITCODE, 0, 60);
+    assert_int_equal(r.verdict, SZ_DETECTED);
+    sz_result_free(&r);
+    /* timeout */
+    fill_result(&r, "h200/sync.xml", "", SZ_SYNCCHECK);
+    sz_evaluate(&r, -1, 1, 60);
+    assert_int_equal(r.verdict, SZ_ERROR);
+    assert_non_null(strstr(r.message, "timed out after 60 s"));
+    sz_result_free(&r);
+    /* the tool failed and wrote nothing */
+    fill_result(&r, "nothing_here.xml", "", SZ_MEMCHECK);
+    sz_evaluate(&r, 255, 0, 60);
+    assert_int_equal(r.verdict, SZ_ERROR);
+    assert_non_null(strstr(r.message, "exited 255"));
+    sz_result_free(&r);
+    /* no report, exit 0: no records */
+    fill_result(&r, "nothing_here.xml", "", SZ_MEMCHECK);
+    sz_evaluate(&r, 0, 0, 60);
+    assert_int_equal(r.verdict, SZ_CLEAN);
+    sz_result_free(&r);
+    /* a broken report */
+    fill_result(&r, "malformed_truncated.xml", "", SZ_MEMCHECK);
+    sz_evaluate(&r, SZ_ERROR_EXITCODE, 0, 60);
+    assert_int_equal(r.verdict, SZ_ERROR);
+    assert_non_null(strstr(r.message, "unreadable report"));
+    sz_result_free(&r);
+    /* errors by exit code, none in the report */
+    fill_result(&r, "h200/vectorAdd_memcheck.xml", "", SZ_MEMCHECK);
+    sz_evaluate(&r, SZ_ERROR_EXITCODE, 0, 60);
+    assert_int_equal(r.verdict, SZ_ERROR);
+    sz_result_free(&r);
+    /* a clean report but the program failed */
+    fill_result(&r, "h200/vectorAdd_memcheck.xml", "", SZ_MEMCHECK);
+    sz_evaluate(&r, 1, 0, 60);
+    assert_int_equal(r.verdict, SZ_ERROR);
+    sz_result_free(&r);
+    /* WAIVED under the tool */
+    fill_result(&r, "h200/vectorAdd_memcheck.xml", "", SZ_MEMCHECK);
+    sz_evaluate(&r, 2, 0, 60);
+    assert_int_equal(r.verdict, SZ_ERROR);
+    assert_non_null(strstr(r.message, "WAIVED"));
+    sz_result_free(&r);
+}
+
+/* ---- writers ---------------------------------------------------------- */
+
+static void make_results(sz_result *r)
+{
+    fill_result(&r[0], "h200/vectorAdd_racecheck.xml", "", SZ_RACECHECK);
+    sz_evaluate(&r[0], 0, 0, 60);
+    fill_result(&r[1], "h200/race.xml", "racecheck: detect shared-race at probe.cu:17\n", SZ_RACECHECK);
+    sz_evaluate(&r[1], SZ_ERROR_EXITCODE, 0, 60);
+    fill_result(&r[2], "h200/sync.xml", "synccheck: detect barrier-error at probe.cu:24\n", SZ_SYNCCHECK);
+    sz_evaluate(&r[2], SZ_ERROR_EXITCODE, 0, 60);
+    fill_result(&r[3], "h200/uninit.xml", "", SZ_INITCHECK);
+    sz_evaluate(&r[3], SZ_ERROR_EXITCODE, 0, 60);
+    fill_result(&r[4], "nothing.xml", "", SZ_MEMCHECK);
+    sz_evaluate(&r[4], -1, 1, 5);
+    snprintf(r[4].name, sizeof r[4].name, "we<ird>&\"name\"");
+}
+
+static char *capture(int which, sz_result *r, int n, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    sz_meta m = {"2026-11-29T00:00:00Z", "abc123", "/usr/local/cuda/bin/compute-sanitizer",
+                 "Version 2025.3.1.0", "bin/sanitize --tool=\"racecheck\"", 2};
+    if (which == 0) sz_write_table(f, r, n);
+    else if (which == 1) assert_int_equal(sz_write_json(f, r, n, &m), 0);
+    else assert_int_equal(sz_write_junit(f, r, n), 0);
+    fclose(f);
+    return buf;
+}
+
+static void test_writers(void **state)
+{
+    (void)state;
+    sz_result r[5];
+    make_results(r);
+    assert_int_equal(r[0].verdict, SZ_CLEAN);
+    assert_int_equal(r[1].verdict, SZ_DETECTED);
+    assert_int_equal(r[2].verdict, SZ_MISSED);
+    assert_int_equal(r[3].verdict, SZ_UNEXPECTED);
+    assert_int_equal(r[4].verdict, SZ_ERROR);
+    int c[5];
+    assert_int_equal(sz_count(r, 5, c), 3);
+
+    size_t len;
+    char *t = capture(0, r, 5, &len);
+    assert_non_null(strstr(t, "CLEAN"));
+    assert_non_null(strstr(t, "MISSED     barrier-error at probe.cu:24"));
+    assert_non_null(strstr(t, "UNEXPECTED barrier-error at probe.cu:25"));
+    assert_non_null(strstr(t, "UNEXPECTED uninit-global-read at probe.cu:20"));
+    assert_non_null(strstr(t, "1 CLEAN, 1 DETECTED, 1 MISSED, 1 UNEXPECTED, 1 ERROR -> FAIL"));
+    free(t);
+
+    char *j = capture(1, r, 5, &len);
+    char err[300];
+    if (!json_valid(j, len, err, sizeof err)) fail_msg("JSON invalid: %s", err);
+    assert_non_null(strstr(j, "\"MISSED\":1"));
+    assert_non_null(strstr(j, "\"status\":\"FAIL\""));
+    assert_non_null(strstr(j, "\"line\":24,\"found\":false"));
+    assert_non_null(strstr(j, "\"thread\":[33,0,0]"));
+    free(j);
+
+    char *x = capture(2, r, 5, &len);
+    xml_node *root = xml_parse(x, len, err, sizeof err);
+    if (!root) fail_msg("JUnit not well-formed: %s", err);
+    assert_string_equal(root->name, "testsuites");
+    assert_string_equal(xml_attr_get(root, "tests"), "5");
+    assert_string_equal(xml_attr_get(root, "failures"), "2");
+    assert_string_equal(xml_attr_get(root, "errors"), "1");
+    const xml_node *suite = xml_child(root, "testsuite");
+    assert_int_equal(suite->n_kids, 5);
+    assert_non_null(xml_child(suite->kids[2], "failure"));
+    assert_non_null(xml_child(suite->kids[4], "error"));
+    assert_null(xml_child(suite->kids[0], "failure"));
+    assert_string_equal(xml_attr_get(suite->kids[4], "classname"), "sanitize.we<ird>&\"name\"");
+    xml_free(root);
+    free(x);
+    for (int i = 0; i < 5; i++) sz_result_free(&r[i]);
+}
+
+/* ---- processes -------------------------------------------------------- */
+
+static void test_split_args(void **state)
+{
+    (void)state;
+    char *argv[16], err[200];
+    int n = sz_split_args("  --quick --n=\"1 2\" 'a b'\\ c x\\\"y  ", argv, 16, err, sizeof err);
+    assert_int_equal(n, 4);
+    assert_string_equal(argv[0], "--quick");
+    assert_string_equal(argv[1], "--n=1 2");
+    assert_string_equal(argv[2], "a b c");
+    assert_string_equal(argv[3], "x\"y");
+    assert_null(argv[4]);
+    sz_free_args(argv, n);
+    assert_int_equal(sz_split_args("", argv, 16, err, sizeof err), 0);
+    assert_int_equal(sz_split_args("a \"b", argv, 16, err, sizeof err), -1);
+    assert_non_null(strstr(err, "unterminated"));
+    assert_int_equal(sz_split_args("1 2 3 4", argv, 4, err, sizeof err), -1);
+}
+
+static int run_to_end(char *const argv[], double timeout, int *timed_out, double *secs)
+{
+    sz_proc p;
+    assert_int_equal(sz_proc_start(&p, argv, NULL, "/dev/null", "SZ_TEST_VAR", "7", timeout), 0);
+    int code;
+    while (!sz_proc_poll(&p, &code, timed_out)) usleep(10000);
+    *secs = sz_now() - p.start;
+    return code;
+}
+
+static void test_proc(void **state)
+{
+    (void)state;
+    int to;
+    double s;
+    char *ok[] = {"sh", "-c", "test \"$SZ_TEST_VAR\" = 7 && exit 3", NULL};
+    assert_int_equal(run_to_end(ok, 10, &to, &s), 3);
+    assert_false(to);
+    /* a child that leaves a grandchild: the whole group is killed at the limit */
+    char *slow[] = {"sh", "-c", "sleep 30 & sleep 30; exit 0", NULL};
+    assert_int_equal(run_to_end(slow, 0.3, &to, &s), -1);
+    assert_true(to);
+    assert_true(s < 5);
+    char *missing[] = {"/nonexistent/program", NULL};
+    assert_int_equal(run_to_end(missing, 10, &to, &s), 127);
+}
+
+/* ---- the planted programs: declarations, sources and reports agree ---- */
+
+static void test_planted(void **state)
+{
+    (void)state;
+    char path[1200], err[600];
+    snprintf(path, sizeof path, "%s/sanitize.expect", planted_dir);
+    sz_expect_file e;
+    if (sz_expect_load(path, "planted", "9_Verification/planted", &e, err, sizeof err))
+        fail_msg("%s", err);
+    assert_true(e.n >= 7);
+    int detected_kinds = 0, clean_runs = 0;
+    for (int i = 0; i < e.n; i++) {
+        const sz_run_spec *r = &e.runs[i];
+        for (int t = 0; t < SZ_N_TOOLS; t++) {
+            const sz_tool_expect *te = &r->tool[t];
+            if (!te->enabled) continue;
+            /* every FILE:LINE names the line marked PLANTED: <kind> */
+            for (int k = 0; k < te->n; k++) {
+                char src[1200], marker[96];
+                snprintf(marker, sizeof marker, "PLANTED: %s", te->e[k].kind);
+                if (!te->e[k].line) {
+                    /* declared by kind: the marker is somewhere in a source */
+                    continue;
+                }
+                snprintf(src, sizeof src, "%s/%s", planted_dir, te->e[k].file);
+                char *text = slurp(src, NULL);
+                if (!text) fail_msg("%s: cannot read", src);
+                char *line = text;
+                for (int l = 1; l < te->e[k].line && line; l++) {
+                    line = strchr(line, '\n');
+                    if (line) line++;
+                }
+                assert_non_null(line);
+                char *nl = strchr(line, '\n');
+                if (nl) *nl = '\0';
+                if (!strstr(line, marker))
+                    fail_msg("%s:%d does not carry '%s': %s", te->e[k].file, te->e[k].line, marker, line);
+                free(text);
+            }
+            /* and the report of that run says what is declared */
+            char xml[1200];
+            planted_fixture(xml, sizeof xml, r->name, sz_tool_name(t));
+            sz_result res;
+            memset(&res, 0, sizeof res);
+            snprintf(res.xml_path, sizeof res.xml_path, "%s", xml);
+            res.tool = t;
+            res.expect = *te;
+            sz_evaluate(&res, te->detect ? SZ_ERROR_EXITCODE : 0, 0, 60);
+            if (res.verdict != (te->detect ? SZ_DETECTED : SZ_CLEAN))
+                fail_msg("%s under %s on %s: %s (%s)", r->name, sz_tool_name(t), xml,
+                         sz_verdict_name(res.verdict), res.message);
+            detected_kinds += te->detect;
+            clean_runs += !te->detect;
+            sz_result_free(&res);
+        }
+    }
+    assert_int_equal(detected_kinds, 6); /* one per record kind */
+    assert_int_equal(clean_runs, 4);     /* the control under all four tools */
+    sz_expect_free(&e);
+}
+
+int main(void)
+{
+    find_dirs();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_xml_basics),
+        cmocka_unit_test(test_xml_malformed),
+        cmocka_unit_test(test_xml_depth_limit),
+        cmocka_unit_test(test_xml_every_truncation),
+        cmocka_unit_test(test_report_real_kinds),
+        cmocka_unit_test(test_report_real_details),
+        cmocka_unit_test(test_report_malformed_files),
+        cmocka_unit_test(test_expect_parse),
+        cmocka_unit_test(test_expect_errors),
+        cmocka_unit_test(test_judge),
+        cmocka_unit_test(test_same_file),
+        cmocka_unit_test(test_evaluate),
+        cmocka_unit_test(test_writers),
+        cmocka_unit_test(test_split_args),
+        cmocka_unit_test(test_proc),
+        cmocka_unit_test(test_planted),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
