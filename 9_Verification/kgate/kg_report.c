@@ -126,8 +126,9 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
     fprintf(f, "%-9s %-34s task=%-12s", kg_verdict_name(c->verdict), c->name, c->task);
     if (c->expected >= 0)
         fprintf(f, " label=%-8s%s", kg_verdict_name(c->expected),
-                (c->expected == c->verdict ||
-                 (kg_verdict_is_stop(c->expected) && kg_verdict_is_stop(c->verdict)))
+                (c->verdict == KG_V_STATIC_OK ? c->expected != KG_V_P0
+                 : (c->expected == c->verdict ||
+                    (kg_verdict_is_stop(c->expected) && kg_verdict_is_stop(c->verdict))))
                     ? ""
                     : "  <-- MISMATCH");
     fprintf(f, "\n    why: %s\n", c->reason[0] ? c->reason : "-");
