@@ -187,8 +187,17 @@ void kg_child_send(int fd, const kg_child_msg *m)
     } while (w < 0 && errno == EINTR);
 }
 
+/* A child dies of its own faults: default handlers for the fatal signals
+ * (a parent's handlers, e.g. a test framework's, are inherited by fork). */
+static void default_signals(void)
+{
+    int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGPIPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
+}
+
 static void redirect_output(const char *log_path)
 {
+    default_signals();
     int fd = open(log_path ? log_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) {
         dup2(fd, 1);

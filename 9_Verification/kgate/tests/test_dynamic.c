@@ -1,0 +1,345 @@
+/* test_dynamic.c: the CPU-testable parts of the dynamic track: the ptxas
+ * parser, the compiler-log reader, the verdict table, the task table, the CPU
+ * references, the tolerance profiles and the child machinery (crash, hang,
+ * silent exit, normal result) without a GPU. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "dynamic.h"
+#include "tasks.h"
+
+static const char *PTXAS_LOG =
+    "ptxas info    : 0 bytes gmem\n"
+    "ptxas info    : Compiling entry function '_Z4tilePKfPfii' for 'sm_90'\n"
+    "ptxas info    : Function properties for _Z4tilePKfPfii\n"
+    "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+    "ptxas info    : Used 32 registers, used 1 barriers, 4224 bytes smem, 380 bytes cmem[0]\n"
+    "ptxas info    : Compile time = 3.1 ms\n"
+    "ptxas info    : Compiling entry function '_Z3bigPf' for 'sm_90'\n"
+    "ptxas info    : Function properties for _Z3bigPf\n"
+    "    48 bytes stack frame, 40 bytes spill stores, 24 bytes spill loads\n"
+    "ptxas info    : Used 255 registers, used 0 barriers, 368 bytes cmem[0]\n";
+
+static void test_ptxas_two_kernels(void **s)
+{
+    (void)s;
+    kg_ptxas p;
+    assert_int_equal(kg_parse_ptxas(PTXAS_LOG, &p), 2);
+    assert_int_equal(p.n_funcs, 2);
+    assert_int_equal(p.max_regs, 255);
+    assert_int_equal(p.smem_bytes, 4224);
+    assert_int_equal(p.stack_bytes, 48);
+    assert_int_equal(p.spill_stores, 40);
+    assert_int_equal(p.spill_loads, 24);
+    assert_int_equal(p.lmem_bytes, 0);
+}
+
+static void test_ptxas_old_format_and_empty(void **s)
+{
+    (void)s;
+    kg_ptxas p;
+    assert_int_equal(kg_parse_ptxas("ptxas info    : Used 12 registers, 16 bytes lmem, 0 bytes smem", &p), 1);
+    assert_int_equal(p.max_regs, 12);
+    assert_int_equal(p.lmem_bytes, 16);
+    assert_int_equal(kg_parse_ptxas("", &p), 0);
+    assert_int_equal(kg_parse_ptxas(NULL, &p), 0);
+    assert_int_equal(kg_parse_ptxas("nvcc fatal: something\n", &p), 0);
+}
+
+static void test_first_error(void **s)
+{
+    (void)s;
+    char b[128];
+    kg_first_error("ptxas info    : 0 bytes gmem\nx.cu(5): error: identifier \"X\" is undefined\n"
+                   "1 error detected\n", b, sizeof b);
+    assert_string_equal(b, "x.cu(5): error: identifier \"X\" is undefined");
+    kg_first_error("\nsomething odd\n", b, sizeof b);
+    assert_string_equal(b, "something odd");
+    kg_first_error("", b, sizeof b);
+    assert_string_equal(b, "");
+    kg_first_error("error: a very long line that does not fit", b, 8);
+    assert_string_equal(b, "error: ");
+}
+
+static void test_verdicts(void **s)
+{
+    (void)s;
+    for (int v = 0; v < KG_V_COUNT; v++) assert_int_equal(kg_verdict_parse(kg_verdict_name(v)), v);
+    assert_int_equal(kg_verdict_parse("L5"), -1);
+    assert_int_equal(kg_verdict_parse(NULL), -1);
+    assert_true(kg_verdict_is_stop(KG_V_P0));
+    assert_true(kg_verdict_is_stop(KG_V_L4));
+    assert_false(kg_verdict_is_stop(KG_V_PASS));
+    assert_false(kg_verdict_is_stop(KG_V_EXTERNAL));
+    assert_false(kg_verdict_is_stop(KG_V_STATIC_OK));
+}
+
+/* The shapes: n = 1, 37, 1000, 4097 and non-multiples of 32 elsewhere. */
+static void test_task_table(void **s)
+{
+    (void)s;
+    const char *names[] = {"vector_add", "relu", "tanh", "sum_reduce", "softmax_rows",
+                           "transpose", "sgemm", "histogram256", "blur3x3"};
+    assert_int_equal(kg_task_count(), 9);
+    for (int i = 0; i < 9; i++) {
+        const kg_task *t = kg_task_find(names[i]);
+        assert_non_null(t);
+        assert_true(t->n_small >= 4 && t->n_small <= KG_MAX_SMALL);
+        int odd = 0;
+        for (int k = 0; k < t->n_small; k++)
+            for (int d = 0; d < 3; d++) odd |= t->small[k].d[d] % 32 != 0;
+        assert_true(odd);
+        assert_true(kg_task_sizes(t, t->mid).out > 0);
+    }
+    const kg_task *v = kg_task_find("vector_add");
+    assert_int_equal(v->small[0].d[0], 1);
+    assert_int_equal(v->small[1].d[0], 37);
+    assert_int_equal(v->small[2].d[0], 1000);
+    assert_int_equal(v->small[3].d[0], 4097);
+    assert_null(kg_task_find("conv2d"));
+    assert_null(kg_task_find(NULL));
+}
+
+static void test_sizes(void **s)
+{
+    (void)s;
+    kg_shape g = {{37, 53, 29}};
+    kg_sizes z = kg_task_sizes(kg_task_find("sgemm"), g);
+    assert_int_equal(z.in0, 37 * 29);
+    assert_int_equal(z.in1, 29 * 53);
+    assert_int_equal(z.out, 37 * 53);
+    kg_shape h = {{4097, 0, 0}};
+    z = kg_task_sizes(kg_task_find("histogram256"), h);
+    assert_int_equal(z.in_elem, 1);
+    assert_int_equal(z.out, 256);
+    z = kg_task_sizes(kg_task_find("sum_reduce"), h);
+    assert_int_equal(z.out, 1);
+    kg_shape b = {{37, 23, 40}};
+    const kg_task *bt = kg_task_find("blur3x3");
+    z = kg_task_sizes(bt, b);
+    assert_int_equal(z.out, 23 * 40);
+    assert_true(kg_out_checked(bt, b, 36));
+    assert_false(kg_out_checked(bt, b, 37));     /* padding */
+    assert_true(kg_out_checked(bt, b, 40));      /* row 1, x = 0 */
+}
+
+/* Tolerance profiles: general float rel 1e-4 / abs 1e-5; exp rel 1e-2;
+ * reductions rel 1e-3 plus a magnitude term; integers exact; NaN never. */
+static void test_profiles(void **s)
+{
+    (void)s;
+    const kg_profile *f = kg_profile_of(KG_PROF_FLOAT), *e = kg_profile_of(KG_PROF_EXP);
+    const kg_profile *r = kg_profile_of(KG_PROF_REDUCE), *i = kg_profile_of(KG_PROF_INT);
+    assert_true(kg_close(f, 1.00009, 1.0, 0));
+    assert_false(kg_close(f, 1.0002, 1.0, 0));
+    assert_true(kg_close(f, 5e-6, 0.0, 0));       /* abs 1e-5 */
+    assert_false(kg_close(f, 2e-5, 0.0, 0));
+    assert_true(kg_close(e, 1.009, 1.0, 0));
+    assert_false(kg_close(e, 1.02, 1.0, 0));
+    assert_true(kg_close(r, 100.09, 100.0, 0));
+    assert_false(kg_close(r, 100.2, 100.0, 0));
+    assert_true(kg_close(r, 0.01, 0.0, 20000.0)); /* cancelled sum of large terms */
+    assert_false(kg_close(r, 0.01, 0.0, 100.0));
+    assert_true(kg_close(i, 7.0, 7.0, 0));
+    assert_false(kg_close(i, 7.0, 8.0, 0));
+    const kg_profile *all[] = {f, e, r, i};
+    for (int k = 0; k < 4; k++) {
+        assert_false(kg_close(all[k], NAN, 1.0, 0));
+        assert_false(kg_close(all[k], NAN, NAN, 0));
+        assert_false(kg_close(all[k], 1.0, NAN, 0));
+        assert_true(kg_close(all[k], INFINITY, INFINITY, 0));
+        assert_false(kg_close(all[k], INFINITY, -INFINITY, 0));
+        assert_false(kg_close(all[k], 1e30, INFINITY, 0));
+    }
+}
+
+static void test_cpu_references(void **s)
+{
+    (void)s;
+    /* softmax of a row with large values: stable, sums to 1 */
+    float x[6] = {50, 49, -50, 0, 1, 2};
+    double ref[6];
+    kg_shape sh = {{2, 3, 0}};
+    kg_cpu_reference(kg_task_find("softmax_rows"), sh, x, NULL, ref, NULL);
+    assert_true(fabs(ref[0] + ref[1] + ref[2] - 1.0) < 1e-12);
+    assert_true(fabs(ref[0] / ref[1] - exp(1.0)) < 1e-9);
+    /* transpose 2x3 -> 3x2 */
+    float t[6] = {1, 2, 3, 4, 5, 6};
+    kg_cpu_reference(kg_task_find("transpose"), sh, t, NULL, ref, NULL);
+    double want[6] = {1, 4, 2, 5, 3, 6};
+    for (int k = 0; k < 6; k++) assert_true(ref[k] == want[k]);
+    /* blur: corner mean of 4, edge of 6, padding untouched */
+    float img[3 * 4] = {1, 2, 3, 99, 4, 5, 6, 99, 7, 8, 9, 99};
+    double out[12], mag[12];
+    kg_shape b = {{3, 3, 4}};
+    kg_cpu_reference(kg_task_find("blur3x3"), b, img, NULL, out, mag);
+    assert_true(fabs(out[0] - 3.0) < 1e-12);          /* (1+2+4+5)/4 */
+    assert_true(fabs(out[1] - 3.5) < 1e-12);          /* (1+2+3+4+5+6)/6 */
+    assert_true(fabs(out[5] - 5.0) < 1e-12);          /* centre: mean of 1..9 */
+    /* sgemm magnitude and sum magnitude */
+    float A[2] = {1, -2}, B[2] = {3, 4};
+    kg_shape g = {{1, 1, 2}};
+    kg_cpu_reference(kg_task_find("sgemm"), g, A, B, out, mag);
+    assert_true(out[0] == -5.0 && mag[0] == 11.0);
+    float v[3] = {1e8f, 1.0f, -1e8f};
+    kg_shape n3 = {{3, 0, 0}};
+    kg_cpu_reference(kg_task_find("sum_reduce"), n3, v, NULL, out, mag);
+    assert_true(out[0] == 1.0);                       /* compensated */
+    assert_true(mag[0] == 2e8 + 1.0);
+    unsigned char bytes[5] = {0, 255, 255, 7, 0};
+    kg_shape n5 = {{5, 0, 0}};
+    double h[256];
+    kg_cpu_reference(kg_task_find("histogram256"), n5, bytes, NULL, h, NULL);
+    assert_true(h[0] == 2 && h[255] == 2 && h[7] == 1 && h[1] == 0);
+}
+
+static void test_compare(void **s)
+{
+    (void)s;
+    const kg_task *t = kg_task_find("relu");
+    kg_shape sh = {{4, 0, 0}};
+    float got[4] = {0, 1, 2, 3};
+    double ref[4] = {0, 1, 2, 3};
+    char msg[128];
+    assert_int_equal(kg_compare_f32(t, sh, got, ref, NULL, NULL, 0, msg, sizeof msg), 0);
+    got[2] = NAN;
+    assert_int_equal(kg_compare_f32(t, sh, got, ref, NULL, NULL, 0, msg, sizeof msg), 1);
+    assert_non_null(strstr(msg, "element 2"));
+    unsigned a[3] = {1, 2, 3}, b[3] = {1, 2, 4};
+    assert_int_equal(kg_compare_u32(a, b, 3, msg, sizeof msg), 1);
+    assert_non_null(strstr(msg, "bin 2"));
+}
+
+/* ---- the child machinery, with children that do not need a GPU --------- */
+
+static void child_ok(const kg_child_args *a, int fd)
+{
+    (void)a;
+    kg_child_msg m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.stage, sizeof m.stage, "working");
+    kg_child_send(fd, &m);
+    m.final = 1;
+    m.verdict = KG_V_L3;
+    snprintf(m.detail, sizeof m.detail, "wrong result at n=37");
+    m.cand_ms_mid = 1.5;
+    kg_child_send(fd, &m);
+}
+
+static void child_crash(const kg_child_args *a, int fd)
+{
+    (void)a;
+    kg_child_msg m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.stage, sizeof m.stage, "checking n=1000, run 1 of 2");
+    kg_child_send(fd, &m);
+    raise(SIGSEGV);
+}
+
+static void child_hang(const kg_child_args *a, int fd)
+{
+    (void)a;
+    (void)fd;
+    if (fork() == 0) for (;;) pause();   /* a grandchild left behind: killed with the group */
+    for (;;) pause();
+}
+
+static void child_silent_exit(const kg_child_args *a, int fd)
+{
+    (void)a;
+    (void)fd;
+    exit(0);   /* a candidate calling exit() */
+}
+
+static void test_child_result(void **s)
+{
+    (void)s;
+    kg_child_outcome o;
+    kg_child_args a = {0};
+    kg_run_child(child_ok, &a, NULL, 5, &o);
+    assert_true(o.got_final);
+    char why[400];
+    assert_int_equal(kg_outcome_verdict(&o, why, sizeof why), KG_V_L3);
+    assert_string_equal(why, "wrong result at n=37");
+    assert_true(o.last.cand_ms_mid == 1.5);
+}
+
+static void test_child_crash(void **s)
+{
+    (void)s;
+    kg_child_outcome o;
+    kg_child_args a = {0};
+    kg_run_child(child_crash, &a, NULL, 5, &o);
+    assert_false(o.got_final);
+    assert_int_equal(o.term_signal, SIGSEGV);
+    char why[400];
+    assert_int_equal(kg_outcome_verdict(&o, why, sizeof why), KG_V_L2);
+    assert_non_null(strstr(why, "signal 11"));
+    assert_non_null(strstr(why, "n=1000"));
+}
+
+static void test_child_hang(void **s)
+{
+    (void)s;
+    kg_child_outcome o;
+    kg_child_args a = {0};
+    kg_run_child(child_hang, &a, NULL, 1, &o);
+    assert_true(o.timed_out);
+    assert_true(o.seconds < 3.0);
+    char why[400];
+    assert_int_equal(kg_outcome_verdict(&o, why, sizeof why), KG_V_L2);
+    assert_non_null(strstr(why, "hang"));
+}
+
+static void test_child_exit(void **s)
+{
+    (void)s;
+    kg_child_outcome o;
+    kg_child_args a = {0};
+    kg_run_child(child_silent_exit, &a, NULL, 5, &o);
+    char why[400];
+    assert_int_equal(kg_outcome_verdict(&o, why, sizeof why), KG_V_L2);
+    assert_non_null(strstr(why, "without a result"));
+}
+
+static void probe_none(int device, int fd)
+{
+    (void)device;
+    kg_probe_msg p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.reason, sizeof p.reason, "no CUDA device: test");
+    ssize_t w = write(fd, &p, sizeof p);
+    (void)w;
+}
+
+static void test_probe(void **s)
+{
+    (void)s;
+    kg_probe_msg p;
+    assert_int_equal(kg_probe_device(probe_none, 0, 5, &p), 0);
+    assert_int_equal(p.ok, 0);
+    assert_string_equal(p.reason, "no CUDA device: test");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ptxas_two_kernels), cmocka_unit_test(test_ptxas_old_format_and_empty),
+        cmocka_unit_test(test_first_error),       cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_task_table),        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_profiles),          cmocka_unit_test(test_cpu_references),
+        cmocka_unit_test(test_compare),           cmocka_unit_test(test_child_result),
+        cmocka_unit_test(test_child_crash),       cmocka_unit_test(test_child_hang),
+        cmocka_unit_test(test_child_exit),        cmocka_unit_test(test_probe),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
