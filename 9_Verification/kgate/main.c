@@ -60,7 +60,7 @@ static void usage(FILE *f)
             "  --static-only      only the static track (no GPU needed)\n"
             "  --no-timing        correctness only (no L4 verdicts)\n"
             "  --jobs=N           parallel nvcc compiles (default: CPU count, at most 16)\n"
-            "  --timeout=SECONDS  hard limit per candidate's child process (default 10)\n"
+            "  --timeout=SECONDS  hard limit per candidate's child process (default 20)\n"
             "  --device=N         CUDA device (default 0)\n"
             "  --arch=SM          nvcc architecture, e.g. 90 (default: the device's)\n"
             "  --seed=N           input seed (default 2026)\n"
@@ -95,7 +95,7 @@ static int parse_long(const char *s, long long lo, long long hi, long long *out)
 static int parse_args(int argc, char **argv, kg_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->timeout = 10;
+    o->timeout = 20;
     o->seed = 2026;
     o->nvcc = "nvcc";
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
