@@ -7,6 +7,7 @@
 #     discovered by the top level with nothing else edited
 # Ends with "build tests: N passed, M failed".
 set -u
+unset MAKEFLAGS MFLAGS MAKELEVEL
 cd "$(dirname "$0")/.."
 passed=0
 failed=0

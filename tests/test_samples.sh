@@ -42,7 +42,7 @@ expect_bad_arg() {
     ok
 }
 
-samples=$(make -s --no-print-directory list 2>/dev/null)
+samples=$(MAKEFLAGS= make -s --no-print-directory list 2>/dev/null)
 if [ -z "$samples" ]; then bad "no samples found (make list)"; fi
 
 for dir in $samples; do

@@ -21,7 +21,7 @@ mkdir -p "$out"
 
 samples=("$@")
 if [ ${#samples[@]} -eq 0 ]; then
-    mapfile -t samples < <(make -s --no-print-directory list | xargs -n1 basename)
+    mapfile -t samples < <(MAKEFLAGS= make -s --no-print-directory list | xargs -n1 basename)
 fi
 
 status=0

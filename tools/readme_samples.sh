@@ -9,7 +9,7 @@ t=$(mktemp)
 {
     echo "| sample | folder | what it teaches |"
     echo "|---|---|---|"
-    for d in $(make -s --no-print-directory list); do
+    for d in $(MAKEFLAGS= make -s --no-print-directory list); do
         summary="(no README.md)"
         if [ -f "$d/README.md" ]; then
             summary=$(grep -v '^#' "$d/README.md" | grep -v '^\s*$' | head -n1)

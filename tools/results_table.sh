@@ -12,14 +12,18 @@ table() {  # $1 = results file
     awk '
     /^# (gpu|driver|cuda|date|commit|command):/ { sub(/^# /, ""); meta = meta (meta == "" ? "" : ", ") $0; next }
     /^RESULT / {
+        # keys in the order the sample printed them; size keys are the ones
+        # between variant and status (n, or m n k, or bytes ...)
+        size = ""; insize = 0
         delete kv
-        for (i = 2; i <= NF; i++) { eq = index($i, "="); kv[substr($i, 1, eq - 1)] = substr($i, eq + 1) }
+        for (i = 2; i <= NF; i++) {
+            eq = index($i, "="); k = substr($i, 1, eq - 1); v = substr($i, eq + 1); kv[k] = v
+            if (k == "status") insize = 0
+            if (insize) size = size (size == "" ? "" : " ") k "=" v
+            if (k == "variant") insize = 1
+        }
         unit = ("gflops" in kv) ? "GFLOP/s" : "GB/s"
         val = ("gflops" in kv) ? kv["gflops"] : kv["gbps"]
-        size = ""
-        for (k in kv) if (k != "sample" && k != "variant" && k != "status" && k != "time_ms" && \
-                          k != "gbps" && k != "gflops" && k != "pct_peak" && k != "ref" && \
-                          k != "pct_ref" && k != "min_ms") size = size (size == "" ? "" : " ") k "=" kv[k]
         rows[++n] = "| " kv["variant"] " | " size " | " kv["status"] " | " kv["time_ms"] " | " val " " unit \
                     " | " (("pct_peak" in kv) ? kv["pct_peak"] : "-") " | " \
                     (("pct_ref" in kv) ? kv["pct_ref"] "% of " kv["ref"] : "-") " |"

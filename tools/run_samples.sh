@@ -14,7 +14,7 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-900}
 
 samples=("$@")
 if [ ${#samples[@]} -eq 0 ]; then
-    mapfile -t samples < <(make -s --no-print-directory list | xargs -n1 basename)
+    mapfile -t samples < <(MAKEFLAGS= make -s --no-print-directory list | xargs -n1 basename)
 fi
 
 # headline LOGFILE: "variant value unit (pct% of ref)" from the RESULT lines
