@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # readme_samples.sh [--check]: regenerate the table of samples in README.md
 # (between <!-- samples:begin --> and <!-- samples:end -->) from the sample
-# folders themselves: folder, and the first non-heading line of its README.md.
+# folders themselves: folder, and the first sentence of its README.md.
 # --check exits 1 if README.md is out of date (used by the tests).
 set -eu
 cd "$(dirname "$0")/.."
@@ -12,7 +12,10 @@ t=$(mktemp)
     for d in $(MAKEFLAGS= make -s --no-print-directory list); do
         summary="(no README.md)"
         if [ -f "$d/README.md" ]; then
-            summary=$(grep -v '^#' "$d/README.md" | grep -v '^\s*$' | head -n1)
+            # the first paragraph after the title, up to its first full stop
+            summary=$(awk '/^#/ && !started { next } /^[[:space:]]*$/ { if (started) exit; next }
+                           { started = 1; printf "%s ", $0 }' "$d/README.md" |
+                      sed -E 's/^[[:space:]]+//; s/([.!?])[[:space:]].*/\1/; s/[[:space:]]+$//; s/\|/\\|/g')
         fi
         echo "| [$(basename "$d")]($d/) | \`$(dirname "$d")\` | $summary |"
     done
