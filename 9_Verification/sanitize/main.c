@@ -46,6 +46,7 @@ typedef struct {
     int timeout_s;
     const char *sanitizer;
     int list, quiet;
+    int assume_gpus; /* testing without a GPU: skip the device check */
     const char *parse;
 } cli;
 
@@ -78,6 +79,8 @@ static void usage(FILE *f)
         "  --list                 print the runs and exit (no GPU needed)\n"
         "  --parse=FILE           print the detections in one saved XML report and exit\n"
         "  --quiet                no progress lines\n"
+        "  --assume-gpus=N        skip the CUDA device check and assume N devices (to test the\n"
+        "                         harness with a stand-in --sanitizer on a machine without a GPU)\n"
         "  --help\n");
 }
 
@@ -113,10 +116,12 @@ static int parse_cli(int argc, char **argv, cli *c)
         if (!strcmp(a, "--list")) { c->list = 1; continue; }
         if (!strcmp(a, "--quiet")) { c->quiet = 1; continue; }
         if (strncmp(a, "--", 2)) return bad("unexpected argument '%s'%s", a, "");
+        char key[64];
         char *eq = strchr(a, '=');
         char *val;
         if (eq) {
-            *eq = '\0';
+            snprintf(key, sizeof key, "%.*s", (int)(eq - a), a);
+            a = key;
             val = eq + 1;
         } else {
             if (i + 1 >= argc) return bad("%s needs a value%s", a, "");
@@ -149,6 +154,12 @@ static int parse_cli(int argc, char **argv, cli *c)
             c->sanitizer = val;
         } else if (!strcmp(k, "parse")) {
             c->parse = val;
+        } else if (!strcmp(k, "assume-gpus")) {
+            char *end;
+            long v = strtol(val, &end, 10);
+            if (!*val || *end || v < 1 || v > MAX_WORKERS)
+                return bad("--assume-gpus=%s: must be an integer from 1 to 64%s", val, "");
+            c->assume_gpus = (int)v;
         } else if (!strcmp(k, "jobs") || !strcmp(k, "timeout")) {
             char *end;
             long v = strtol(val, &end, 10);
@@ -388,6 +399,12 @@ typedef struct {
 
 int main(int argc, char **argv)
 {
+    /* the command line as given, for the reports (parsing splits lists in place) */
+    char command[2048] = "";
+    for (int i = 0; i < argc; i++) {
+        strncat(command, i ? " " : "", sizeof command - strlen(command) - 1);
+        strncat(command, argv[i], sizeof command - strlen(command) - 1);
+    }
     cli c;
     if (parse_cli(argc, argv, &c)) {
         printf("sanitize: FAIL (bad argument)\n");
@@ -508,8 +525,9 @@ int main(int argc, char **argv)
     }
 
     /* A GPU, then the tool. */
-    int n_dev = 0;
-    cudaError_t ce = cudaGetDeviceCount(&n_dev);
+    int n_dev = c.assume_gpus;
+    cudaError_t ce = cudaSuccess;
+    if (!n_dev) ce = cudaGetDeviceCount(&n_dev);
     if (ce != cudaSuccess || n_dev == 0) {
         printf("sanitize: WAIVED (no CUDA device: %s)\n",
                ce != cudaSuccess ? cudaGetErrorString(ce) : "none found");
@@ -636,15 +654,11 @@ int main(int argc, char **argv)
     if (!c.quiet) printf("# all runs took %.1f s\n\n", sz_now() - t_all);
 
     /* Reports. */
-    char date[64], git[128], command[2048] = "";
+    char date[64], git[128];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse --short HEAD 2>/dev/null", root_abs);
     popen_line(cmd, NULL, git, sizeof git);
-    for (int i = 0; i < argc; i++) {
-        strncat(command, i ? " " : "", sizeof command - strlen(command) - 1);
-        strncat(command, argv[i], sizeof command - strlen(command) - 1);
-    }
     sz_meta meta = {date, git, sanitizer, version, command, workers};
     sz_write_table(stdout, res, n_jobs);
     int ok = 1;
