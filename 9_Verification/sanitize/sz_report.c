@@ -179,6 +179,28 @@ static void classify(const char *raw, const char *w, char *kind, size_t len)
     }
 }
 
+/* "FILE.cu:LINE" tokens in a description, for records that carry their
+ * locations only as text (a racecheck analysis summary, say). */
+static void locs_from_text(const char *t, sz_detection *d)
+{
+    static const char *const ext[] = {".cu:", ".cuh:", ".h:", ".hpp:", ".cpp:", ".cc:", ".c:", NULL};
+    for (const char *p = t; *p && d->n_locs < SZ_MAX_LOCS; p++) {
+        for (int e = 0; ext[e]; e++) {
+            size_t el = strlen(ext[e]);
+            if (strncmp(p, ext[e], el) || !isdigit((unsigned char)p[el])) continue;
+            const char *b = p;
+            while (b > t && (isalnum((unsigned char)b[-1]) || strchr("_./-", b[-1]))) b--;
+            if (b == p) continue;
+            sz_loc *l = &d->locs[d->n_locs];
+            memset(l, 0, sizeof *l);
+            snprintf(l->file, sizeof l->file, "%.*s", (int)(p + el - 1 - b), b);
+            l->line = atoi(p + el);
+            d->n_locs++;
+            break;
+        }
+    }
+}
+
 static int add_detection(sz_found *f, const sz_detection *d)
 {
     for (int i = 0; i < f->n; i++) {
@@ -227,6 +249,7 @@ static int read_record(const xml_node *rec, sz_found *f)
     if (!text) text = xml_child_text(rec, "text");
     copy(d.text, sizeof d.text, text);
     gather_locs(rec, &d, 0, 0); /* device frames first */
+    if (d.n_locs == 0) locs_from_text(d.text, &d); /* e.g. "... in shared_race.cu:12 and ..." */
     gather_locs(rec, &d, 0, 1); /* then host frames */
     for (int i = 0; i < d.n_locs; i++) {
         if (!d.locs[i].host && d.locs[i].func[0]) {

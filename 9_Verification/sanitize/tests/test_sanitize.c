@@ -270,6 +270,33 @@ static void test_report_real_details(void **state)
     }
 }
 
+/* A record with its locations only in the text (the shape of a racecheck
+ * analysis summary): the FILE:LINE tokens become locations. */
+static void test_report_text_locations(void **state)
+{
+    (void)state;
+    const char *doc =
+        "<ComputeSanitizerOutput><record><kind>Analysis</kind><what><text>Race reported between "
+        "Write access at k+0x90 in /x/shared_race.cu:12 and Read access at k+0xb0 in "
+        "shared_race.cu:13 [64 hazards]</text></what></record></ComputeSanitizerOutput>";
+    char err[300];
+    xml_node *r = xml_parse(doc, strlen(doc), err, sizeof err);
+    assert_non_null(r);
+    sz_found f;
+    assert_int_equal(sz_report_read(r, &f, err, sizeof err), 0);
+    assert_int_equal(f.n, 1);
+    assert_string_equal(f.d[0].kind, "shared-race");
+    assert_int_equal(f.d[0].n_locs, 2);
+    assert_string_equal(f.d[0].locs[0].file, "/x/shared_race.cu");
+    assert_int_equal(f.d[0].locs[0].line, 12);
+    assert_string_equal(f.d[0].locs[1].file, "shared_race.cu");
+    assert_int_equal(f.d[0].locs[1].line, 13);
+    sz_expected e = {"shared-race", "shared_race.cu", 13};
+    assert_true(sz_matches(&e, &f.d[0]));
+    sz_found_free(&f);
+    xml_free(r);
+}
+
 static void test_report_malformed_files(void **state)
 {
     (void)state;
@@ -736,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_xml_every_truncation),
         cmocka_unit_test(test_report_real_kinds),
         cmocka_unit_test(test_report_real_details),
+        cmocka_unit_test(test_report_text_locations),
         cmocka_unit_test(test_report_malformed_files),
         cmocka_unit_test(test_expect_parse),
         cmocka_unit_test(test_expect_errors),
