@@ -516,12 +516,16 @@ int main(int argc, char **argv)
             printf("\n");
         }
         printf("sanitize: %d runs\n", n_jobs);
-        return 0;
-    }
-    if (n_jobs == 0) {
+    } else if (n_jobs == 0) {
         fprintf(stderr, "sanitize: error: nothing to run (check --sample/--folder/--tool)\n");
         printf("sanitize: FAIL (nothing to run)\n");
-        return 1;
+    }
+    if (c.list || n_jobs == 0) {
+        free(res);
+        free(job_timeout);
+        free(job_run);
+        free(runs.runs);
+        return c.list ? 0 : 1;
     }
 
     /* A GPU, then the tool. */
