@@ -14,8 +14,9 @@ fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | head -n1)
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader -i 0 | head -n1)
 slug=$(echo "$gpu" | sed -E 's/^NVIDIA //; s/[^A-Za-z0-9]+/_/g; s/_+$//')
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain 2>/dev/null | grep -qv '^??' && echo "+uncommitted changes" || true)
+# GIT_COMMIT names the commit where the tree is a copy without .git (a lent GPU machine)
+commit=${GIT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+dirty=$(git status --porcelain 2>/dev/null | grep -qv "^??" && echo "+uncommitted changes" || true)
 out=results/$slug
 mkdir -p "$out"
 

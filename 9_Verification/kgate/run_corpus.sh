@@ -13,7 +13,7 @@ cmd=("$root/bin/kgate" --json="$out/kgate_corpus.json" "$@" "$here/corpus")
 {
   echo "# kgate corpus run"
   echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "# commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "# commit: ${GIT_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
   echo "# gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1 || echo unknown)"
   echo "# nvcc: $(nvcc --version 2>/dev/null | tail -n1)"
   echo "# command: ${cmd[*]}"
