@@ -295,7 +295,8 @@ static int check_variant(const variant *v, red_type t, const tfr_ctx *ctx, size_
  * This is where a missing fence or a counter that is not reset shows up.
  * Returns the number of wrong sums. */
 static size_t stress_variant(const variant *v, red_type t, const tfr_ctx *ctx, size_t part_bytes,
-                             size_t max_n, long long launches, uint64_t seed, void *d_results)
+                             size_t max_n, long long launches, uint64_t size_seed,
+                             uint64_t input_seed, void *d_results)
 {
     const size_t asize = red_acc_size(t);
     size_t *sizes = (size_t *)malloc((size_t)launches * sizeof *sizes);
@@ -309,7 +310,7 @@ static size_t stress_variant(const variant *v, red_type t, const tfr_ctx *ctx, s
     CUDA_CHECK(cudaMemset(d_results, 0xFF, (size_t)launches * asize));
     for (long long k = 0; k < launches; k++) {
         tfr_ctx x = *ctx;
-        sizes[k] = red_stress_size(seed, (uint64_t)k, max_n);
+        sizes[k] = red_stress_size(size_seed, (uint64_t)k, max_n);
         x.n = sizes[k];
         x.result = (unsigned char *)d_results + (size_t)k * asize;
         CUDA_CHECK(cudaMemsetAsync(x.part, 0xFF, part_bytes, 0));
@@ -317,7 +318,9 @@ static size_t stress_variant(const variant *v, red_type t, const tfr_ctx *ctx, s
     }
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(got, d_results, (size_t)launches * asize, cudaMemcpyDeviceToHost));
-    red_ref_prefixes(t, seed, sizes, (int)launches, refs);
+    /* The sums are of the input, which was generated with --seed: the
+     * sizes have a seed of their own, the reference must not use it. */
+    red_ref_prefixes(t, input_seed, sizes, (int)launches, refs);
     size_t bad = 0;
     for (long long k = 0; k < launches; k++) {
         char msg[256];
@@ -513,7 +516,7 @@ int main(int argc, char **argv)
         for (int v = 0; v < N_VARIANTS; v++) {
             if (variants[v].is_reference || only_cpu || (selected >= 0 && v != selected)) continue;
             size_t bad = stress_variant(&variants[v], type, &ctx, part_bytes, stress_max, stress,
-                                        o.seed ^ 0x5157ULL, d_stress);
+                                        o.seed ^ 0x5157ULL, o.seed, d_stress);
             if (bad) ok[v] = 0;
             result_rec r;
             rec_begin(&r, variants[v].name);
