@@ -1,7 +1,7 @@
 /* test_sanitize.c: the harness's CPU side: the XML reader, the report
  * reader on real compute-sanitizer 2025.3.1 reports captured on the H200
- * (fixtures/h200/) and on the planted programs' reports (fixtures/planted_*
- * once captured, fixtures/provisional_planted_* until then), the
+ * (fixtures/h200/) and on the planted programs' reports captured there by
+ * capture_fixtures.sh (fixtures/planted_*), the
  * expectations format, the verdicts, the writers, and process control. */
 #define _DEFAULT_SOURCE
 /* snprintf truncation of over-long paths is intended and bounded */
@@ -62,12 +62,10 @@ static void fx(char *buf, size_t len, const char *name)
     snprintf(buf, len, "%s/%s", fx_dir, name);
 }
 
-/* The real capture of a planted run if there is one, else the provisional. */
+/* The H200 capture of a planted run (capture_fixtures.sh). */
 static void planted_fixture(char *buf, size_t len, const char *run, const char *tool)
 {
     snprintf(buf, len, "%s/%s.%s.xml", fx_dir, run, tool);
-    if (access(buf, R_OK) == 0) return;
-    snprintf(buf, len, "%s/provisional_%s.%s.xml", fx_dir, run, tool);
 }
 
 /* ---- XML reader ------------------------------------------------------ */
