@@ -32,8 +32,8 @@
  * FLOPs counted: 2*M*N*K per GEMM (the beta*C term is not counted).
  * Without a GPU: tests/test_mm_host.c (cmocka) and tests/cpu_sim/run.sh (the
  * kernels below run on CPU threads); ./ptxas_table.sh prints registers, shared
- * memory and spills per kernel; ./results_table.sh LOG README fills the
- * README's results table from a real run.
+ * memory and spills per kernel; `make bench` fills the README's results
+ * table from a real run (tools/results_table.sh).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,10 +164,27 @@ __global__ void __launch_bounds__(TILE *TILE)
     int tx = threadIdx.x, ty = threadIdx.y;
     int row = blockIdx.y * TILE + ty;
     int col = blockIdx.x * TILE + tx;
+    /* Each thread loads one element of the A tile (row `row`, column k0+tx)
+     * and one of the B tile (row k0+ty, column `col`); the pointers walk
+     * along K, so the loop does no index multiplications. They may point
+     * past the matrices for edge threads; they are only dereferenced when
+     * the element exists. */
+    const float *a = A + (size_t)row * K + tx;
+    const float *b = B + (size_t)ty * N + col;
+    /* Blocks whose tiles lie wholly inside C (all but the last row and
+     * column of blocks) skip the bounds checks on every K-step but the last
+     * partial one; the condition is the same for the whole block, so no
+     * warp diverges. */
+    const bool inside = (blockIdx.y + 1) * TILE <= M && (blockIdx.x + 1) * TILE <= N;
     float acc = 0.f;
-    for (int k0 = 0; k0 < K; k0 += TILE) {
-        As[ty][tx] = (row < M && k0 + tx < K) ? A[(size_t)row * K + k0 + tx] : 0.f;
-        Bs[ty][tx] = (k0 + ty < K && col < N) ? B[(size_t)(k0 + ty) * N + col] : 0.f;
+    for (int k0 = 0; k0 < K; k0 += TILE, a += TILE, b += (size_t)TILE * N) {
+        if (inside && k0 + TILE <= K) {
+            As[ty][tx] = *a;
+            Bs[ty][tx] = *b;
+        } else {
+            As[ty][tx] = (row < M && k0 + tx < K) ? *a : 0.f;
+            Bs[ty][tx] = (k0 + ty < K && col < N) ? *b : 0.f;
+        }
         __syncthreads(); /* (1) the tiles are complete */
 #pragma unroll
         for (int k = 0; k < TILE; k++) acc += As[ty][k] * Bs[k][tx];
