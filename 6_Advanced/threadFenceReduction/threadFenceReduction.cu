@@ -30,7 +30,7 @@
  *   single_pass_b1024   the same with 1024 threads per block
  *
  * Types: --type=float (default), double, int (int accumulates in long long:
- * exact). Tolerance: 0_Simple/reduction/reduce_ref.h. Bytes counted:
+ * exact). Tolerance: common/reduce_ref.h. Bytes counted:
  * n * sizeof(element), read once; 1e9 bytes per GB.
  */
 #include <math.h>
@@ -50,8 +50,8 @@
 
 /* Shared with 0_Simple/reduction: input values, accumulator and vector
  * types, warp/block sums, the grid-stride per-thread sum (thread_sum). */
-#include "../../0_Simple/reduction/reduce_device.cuh"
-#include "../../0_Simple/reduction/reduce_ref.h"
+#include "reduce_device.cuh"
+#include "reduce_ref.h"
 
 /* ---- CPU reference ------------------------------------------------------
  * reduce_ref.c (compiled here through reduce_ref_shared.c): a Neumaier sum

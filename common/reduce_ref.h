@@ -1,9 +1,9 @@
 /* reduce_ref.h: host side of the reduction samples: element types, the CPU
  * reference sum streamed over the generated inputs, the tolerance, the check
  * and the stress-size sequence. C11, gcc-built, unit-tested in
- * tests/test_reduce_ref.c. Shared by 0_Simple/reduction and
- * 6_Advanced/threadFenceReduction (which compiles this folder's
- * reduce_ref.c through a one-line wrapper).
+ * 0_Simple/reduction/tests/test_reduce_ref.c and
+ * 6_Advanced/threadFenceReduction/tests/test_tfr_ref.c. Shared by both
+ * reduction samples, so it lives in common/.
  *
  * Tolerance (float and double; int must match exactly):
  *     |got - ref| <= 8 * eps * sqrt(n) * sum(|x_i|)
