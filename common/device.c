@@ -1,5 +1,6 @@
 /* device.c: device selection, header line, peaks and the no-GPU waiver. */
 #include "device.h"
+#include "report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +107,18 @@ void device_print_header(const device_info *d, void *file)
 void device_waive(const char *sample, const char *reason)
 {
     fflush(stdout);
-    printf("%s: WAIVED (%s)\n", sample, reason);
+    if (report_json()) {
+        /* --json: the closing line is a JSON record like report_finish()'s */
+        result_rec r;
+        char line[512];
+        r.n = 0;
+        rec_str(&r, "sample", sample);
+        rec_str(&r, "status", "WAIVED");
+        rec_str(&r, "reason", reason);
+        if (rec_format_json(&r, line, sizeof line) > 0) printf("%s\n", line);
+    } else {
+        printf("%s: WAIVED (%s)\n", sample, reason);
+    }
     fflush(stdout);
     exit(2);
 }

@@ -5,6 +5,7 @@
 #     every integer option found in --help is fed a non-number and a value
 #     past its maximum
 #   - without a GPU: --quick exits 2 and the last line is "<name>: WAIVED (...)"
+#     (with --json: a JSON record with "status":"WAIVED")
 #   - with a GPU: --quick exits 0 with "<name>: PASS" last, and --quick --json
 #     prints only valid JSON lines
 # Ends with "process tests: N passed, M failed".
@@ -79,6 +80,10 @@ for dir in $samples; do
         last=$(tail -n1 "$tmp/out")
         if [ $rc -eq 2 ] && [[ "$last" == "$name: WAIVED ("* ]]; then ok
         else bad "$name --quick without GPU: exit $rc, last line '$last' (want 2 and WAIVED)"; fi
+        "$bin" --quick --json >"$tmp/out" 2>"$tmp/err"; rc=$?
+        tail -n1 "$tmp/out" >"$tmp/last"
+        if [ $rc -eq 2 ] && "$JSON_CHECK" "$tmp/last" && grep -q '"status":"WAIVED"' "$tmp/last"; then ok
+        else bad "$name --quick --json without GPU: exit $rc, last line '$(cat "$tmp/last")' (want 2 and a JSON WAIVED record)"; fi
     else
         timeout "$QUICK_TIMEOUT" "$bin" --quick >"$tmp/out" 2>"$tmp/err"; rc=$?
         last=$(tail -n1 "$tmp/out")
