@@ -2,8 +2,11 @@
 # bench.sh [SAMPLE...]: run every sample (or those named) at benchmark size
 # (its default arguments) and save the output under results/<GPU>/<sample>.txt,
 # each file headed by the GPU, driver, date, git commit and command that
-# produced it. Then regenerate the results tables in the samples' READMEs
-# (tools/results_table.sh). `make bench` calls this; never edit the files by hand.
+# produced it. A sample folder may list further runs in bench.args, one set of
+# arguments per line (# comments); each is saved as
+# results/<GPU>/<sample>__<arguments>.txt. Then regenerate the results tables
+# in the samples' READMEs (tools/results_table.sh), from the default runs.
+# `make bench` calls this; never edit the files by hand.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -25,24 +28,38 @@ if [ ${#samples[@]} -eq 0 ]; then
     mapfile -t samples < <(MAKEFLAGS= make -s --no-print-directory list | xargs -n1 basename)
 fi
 
-status=0
-for s in "${samples[@]}"; do
-    args=${BENCH_ARGS:-}
-    f=$out/$s.txt
+# run_one SAMPLE FILE ARGS...: one run, saved with its provenance
+run_one() {
+    local s=$1 f=$2 rc
+    shift 2
     {
         echo "# gpu: $gpu"
         echo "# driver: $driver"
         echo "# cuda: $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
         echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
         echo "# commit: $commit$dirty"
-        echo "# command: make bench (bin/$s $args)"
+        echo "# command: make bench (bin/$s $*)"
     } >"$f"
-    echo "== $s"
-    # shellcheck disable=SC2086
-    timeout "${BENCH_TIMEOUT:-900}" "bin/$s" $args 2>&1 | tee -a "$f"
+    echo "== $s $*"
+    timeout "${BENCH_TIMEOUT:-900}" "bin/$s" "$@" </dev/null 2>&1 | tee -a "$f"
     rc=${PIPESTATUS[0]}
     echo "# exit: $rc" >>"$f"
-    [ "$rc" -ne 0 ] && status=1
+    [ "$rc" -eq 0 ] || status=1
+}
+
+status=0
+for s in "${samples[@]}"; do
+    # shellcheck disable=SC2086  # BENCH_ARGS is a list of options
+    run_one "$s" "$out/$s.txt" ${BENCH_ARGS:-}
+    dir=$(MAKEFLAGS= make -s --no-print-directory list | grep "/$s\$" | head -n1)
+    [ -f "$dir/bench.args" ] || continue
+    while read -r line; do
+        line=${line%%#*}
+        [ -n "${line// }" ] || continue
+        slug=$(echo "$line" | sed -E 's/--//g; s/[^A-Za-z0-9^+.-]+/_/g; s/\^/p/g; s/\+/p/g; s/_+$//')
+        # shellcheck disable=SC2086  # the line is a list of arguments
+        run_one "$s" "$out/${s}__$slug.txt" $line
+    done <"$dir/bench.args"
 done
 tools/results_table.sh "$out"
 exit $status
