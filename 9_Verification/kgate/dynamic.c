@@ -120,6 +120,8 @@ pid_t kg_compile_spawn(const char *nvcc, const char *arch, const char *cu, const
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        setpgid(0, 0);   /* nvcc and its phases, killed together when the static track stops it */
+        kg_close_fds_except(-1, -1);
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
             dup2(fd, 1);
@@ -309,6 +311,121 @@ void kg_run_child(kg_child_fn fn, const kg_child_args *args, const char *log_pat
     close(fds[0]);
     finish_child(pid, eof, deadline, &out->timed_out, &out->term_signal, &out->exit_code);
     out->seconds = now_s() - t0;
+}
+
+void kg_close_fds_except(int keep1, int keep2)
+{
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 65536) max = 65536;
+    for (int fd = 3; fd < max; fd++)
+        if (fd != keep1 && fd != keep2) close(fd);
+}
+
+int kg_child_start(kg_child_fn fn, const kg_child_args *args, const char *log_path, kg_child *h)
+{
+    memset(h, 0, sizeof *h);
+    h->pid = -1;
+    h->res_fd = h->go_fd = -1;
+    int res[2], go[2];
+    if (pipe(res) != 0) return -1;
+    if (pipe(go) != 0) {
+        close(res[0]);
+        close(res[1]);
+        return -1;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(res[0]); close(res[1]); close(go[0]); close(go[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        signal(SIGPIPE, SIG_DFL);
+        kg_close_fds_except(res[1], go[0]);
+        redirect_output(log_path);
+        kg_child_args a = *args;
+        a.wait_go = 1;
+        a.go_fd = go[0];
+        fn(&a, res[1]);
+        close(res[1]);
+        _exit(0);
+    }
+    setpgid(pid, pid);
+    close(res[1]);
+    close(go[0]);
+    h->pid = pid;
+    h->res_fd = res[0];
+    h->go_fd = go[1];
+    return 0;
+}
+
+static void reap(kg_child *h, int *status)
+{
+    if (h->reaped) { *status = h->status; return; }
+    waitpid(h->pid, status, 0);
+    h->reaped = 1;
+    h->status = *status;
+}
+
+void kg_child_go(kg_child *h, const char *so_path, double timeout_s, kg_child_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    double t0 = now_s();
+    /* the path and a NUL; a child that already died gives EPIPE (ignored:
+     * its outcome says why) */
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    ssize_t w = write(h->go_fd, so_path, strlen(so_path) + 1);
+    (void)w;
+    signal(SIGPIPE, old);
+    close(h->go_fd);
+    h->go_fd = -1;
+    double deadline = t0 + timeout_s;
+    int any = 0;
+    int eof = read_records(h->res_fd, &out->last, sizeof out->last, deadline, &any,
+                           child_msg_final, &out->got_final);
+    close(h->res_fd);
+    h->res_fd = -1;
+    int status = 0;
+    out->timed_out = 0;
+    if (!eof) {
+        out->timed_out = 1;
+        kill(-h->pid, SIGKILL);
+        kill(h->pid, SIGKILL);
+        reap(h, &status);
+    } else if (!h->reaped) {
+        for (;;) {
+            pid_t r = waitpid(h->pid, &status, WNOHANG);
+            if (r == h->pid) { h->reaped = 1; h->status = status; break; }
+            if (now_s() > deadline) {
+                out->timed_out = 1;
+                kill(-h->pid, SIGKILL);
+                kill(h->pid, SIGKILL);
+                reap(h, &status);
+                break;
+            }
+            usleep(1000);
+        }
+    } else {
+        status = h->status;
+    }
+    kill(-h->pid, SIGKILL);   /* anything the candidate left behind in the group */
+    out->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    out->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    out->seconds = now_s() - t0;
+}
+
+void kg_child_cancel(kg_child *h)
+{
+    if (h->pid <= 0) return;
+    if (h->go_fd >= 0) close(h->go_fd);
+    if (h->res_fd >= 0) close(h->res_fd);
+    h->go_fd = h->res_fd = -1;
+    kill(-h->pid, SIGKILL);
+    kill(h->pid, SIGKILL);
+    int st;
+    reap(h, &st);
 }
 
 int kg_outcome_verdict(const kg_child_outcome *o, char *reason, size_t len)

@@ -74,6 +74,9 @@ typedef struct {
     unsigned long long seed;
     int device;
     int no_timing;             /* 1: correctness only (e.g. --no-timing) */
+    int wait_go;               /* 1: set up (CUDA context), then read the .so path
+                                  from go_fd ("go"); EOF there: exit at once */
+    int go_fd;
 } kg_child_args;
 
 /* The child body: runs in the forked process, reports through fd, returns
@@ -105,6 +108,24 @@ typedef struct {
  * collect its messages; kill the whole group after timeout_s. */
 void kg_run_child(kg_child_fn fn, const kg_child_args *args, const char *log_path,
                   double timeout_s, kg_child_outcome *out);
+
+/* The same in two steps, so the child's set-up (CUDA context creation)
+ * overlaps the candidate's compile: kg_child_start forks the child with
+ * args->wait_go set; kg_child_go sends it the .so path and collects its
+ * outcome (the timeout counts from the go); kg_child_cancel ends a child
+ * that never got its go (compile failed, static P0). Children close every
+ * inherited descriptor they do not need, so pipes see EOF in time. */
+typedef struct {
+    pid_t pid;
+    int res_fd, go_fd;
+    int reaped, status;        /* set by a caller that reaped pid itself */
+} kg_child;
+int kg_child_start(kg_child_fn fn, const kg_child_args *args, const char *log_path, kg_child *h);
+void kg_child_go(kg_child *h, const char *so_path, double timeout_s, kg_child_outcome *out);
+void kg_child_cancel(kg_child *h);
+
+/* In a freshly forked child: close every descriptor above 2 except keep1, keep2. */
+void kg_close_fds_except(int keep1, int keep2);
 
 /* Turn an outcome into a verdict and a one-line reason. */
 int kg_outcome_verdict(const kg_child_outcome *o, char *reason, size_t len);

@@ -150,7 +150,7 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
         fprintf(f, ", large %.4g ms (reference %.4g ms, %.0f%%)", c->cand_ms_large,
                 c->ref_ms_large, 100.0 * c->ref_ms_large / c->cand_ms_large);
     if (c->ref_ms_mid > 0) fprintf(f, "\n");
-    fprintf(f, "    seconds: static %.3f, compile %.3f, run %.3f, total %.3f\n", c->t_static,
+    fprintf(f, "    seconds: static %.3f, compile %.3f, run %.3f, total (start to verdict) %.3f\n", c->t_static,
             c->t_compile, c->t_run, c->t_total);
 }
 
@@ -178,7 +178,7 @@ void kg_print_summary(FILE *f, const kg_summary *s)
     fprintf(f, "\n");
     pct(f, "interception (bad stopped / bad)", s->bad_stopped, s->bad, s->interception);
     pct(f, "false kills (good stopped / good)", s->good_stopped, s->good, s->false_kill);
-    fprintf(f, "median seconds per candidate (static + compile + run): %.3f\n", s->median_s);
+    fprintf(f, "median seconds per candidate (wall from the start of its processing to its verdict; static scan, compile and CUDA context creation overlap): %.3f\n", s->median_s);
     if (s->n)
         fprintf(f, "wall seconds: %.2f in all, %.3f per candidate\n", s->wall_s,
                 s->wall_s / s->n);

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,7 +60,8 @@ static void usage(FILE *f)
             "  --json=FILE        write the JSON report to FILE\n"
             "  --static-only      only the static track (no GPU needed)\n"
             "  --no-timing        correctness only (no L4 verdicts)\n"
-            "  --jobs=N           parallel nvcc compiles (default: CPU count, at most 16)\n"
+            "  --jobs=N           candidates in flight: static scans and nvcc compiles run in\n"
+            "                     parallel, GPU runs one at a time (default: CPU count / 2, at most 8)\n"
             "  --timeout=SECONDS  hard limit per candidate's child process (default 20)\n"
             "  --device=N         CUDA device (default 0)\n"
             "  --arch=SM          nvcc architecture, e.g. 90 (default: the device's)\n"
@@ -99,7 +101,9 @@ static int parse_args(int argc, char **argv, kg_opts *o)
     o->seed = 2026;
     o->nvcc = "nvcc";
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    o->jobs = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (int)ncpu;
+    /* each candidate in flight runs a static scan and an nvcc at once: half
+     * the CPUs keeps them from slowing each other down */
+    o->jobs = ncpu < 2 ? 1 : ncpu / 2 > 8 ? 8 : (int)(ncpu / 2);
     int i = 1;
     for (; i < argc; i++) {
         char *a = argv[i];
@@ -243,13 +247,27 @@ static void rules_text(const kg_static_result *r, kg_cand *c)
     }
 }
 
+/* What a static-scan child sends back (one write, smaller than PIPE_BUF). */
 typedef struct {
-    char *source;              /* fixed source, to compile; NULL if stopped */
+    int rc, worst, parsed, is_external, needs_half, n_p0, n_p1, n_p2;
+    char rules[600];
+    char reason[400];
+    char parse_error[256];
+} kg_static_msg;
+
+enum { J_QUEUED, J_FLIGHT, J_READY, J_DONE };
+
+typedef struct {
+    char *source;              /* loaded source; NULL once finished */
     const kg_task *task;
-    int external;
+    int external, state;
     char cu[1024], so[1024], log[1024], runlog[1024];
-    pid_t pid;
-    double t0;
+    pid_t cpid, spid;          /* nvcc (own process group), static-scan child */
+    int sfd;                   /* the static child's result pipe */
+    int static_done, static_ok, compile_done, compile_ok, compile_needs_half;
+    kg_child runner;           /* pre-started: its CUDA context overlaps the compile */
+    int has_runner;
+    double t0, tc0;            /* start of processing; start of the compile */
 } kg_job;
 
 static int write_text(const char *path, const char *text)
@@ -335,126 +353,185 @@ int main(int argc, char **argv)
     kg_cand *cands = (kg_cand *)calloc((size_t)n, sizeof(kg_cand));
     kg_job *jobs = (kg_job *)calloc((size_t)n, sizeof(kg_job));
 
-    /* ---- 1. static track --------------------------------------------- */
+    /* One pipeline per candidate, --jobs candidates in flight: the nvcc
+     * compile and the runner child (which creates its CUDA context, then
+     * waits for its go) start first, the static scan runs in a child of its
+     * own at the same time; when the scan passes and the compile succeeds the
+     * candidate is ready, and ready candidates run on the GPU one at a time
+     * (never two GPU runs at once: timings stay clean). A new candidate is
+     * admitted only while no candidate waits for the GPU, so queueing does
+     * not inflate anyone's latency. Per-candidate total = wall time from the
+     * start of its processing to its verdict. */
     for (int i = 0; i < n; i++) {
         kg_cand *c = &cands[i];
-        kg_job *j = &jobs[i];
         snprintf(c->path, sizeof c->path, "%s", paths[i]);
         const char *base = strrchr(paths[i], '/');
         snprintf(c->name, sizeof c->name, "%s", base ? base + 1 : paths[i]);
         c->expected = -1;
+        c->verdict = -1;
         const kg_label *lab = kg_labels_find(labels, n_labels, c->name);
         if (lab) {
             c->expected = lab->expected;
             snprintf(c->defect, sizeof c->defect, "%s", lab->defect);
         }
-        double t0 = now_s();
-        char err[256] = "";
-        char *src = kg_load_candidate(paths[i], MAX_SOURCE_BYTES, err, sizeof err);
-        j->task = o.task ? kg_task_find(o.task) : NULL;
-        if (!j->task && src) j->task = task_from_source(src);
-        if (!j->task && lab) j->task = kg_task_find(lab->task);
-        snprintf(c->task, sizeof c->task, "%s", j->task ? j->task->name : "?");
-        if (!src) {
-            c->verdict = KG_V_L1;
-            snprintf(c->reason, sizeof c->reason, "not a candidate: %s", err[0] ? err : "unreadable");
-            c->t_static = now_s() - t0;
-            continue;
-        }
-        kg_static_result r;
-        memset(&r, 0, sizeof r);
-        int rc = kg_static_scan(src, c->name, &r);
-        c->t_static = now_s() - t0;
-        rules_text(&r, c);
-        if (rc != 0) {
-            c->verdict = KG_V_L1;
-            snprintf(c->reason, sizeof c->reason, "static track failed: %s", r.parse_error);
-        } else if (kg_static_worst(&r) == KG_P0) {
-            c->verdict = KG_V_P0;
-            for (int k = 0; k < r.n; k++)
-                if (r.items[k].sev == KG_P0) {
-                    snprintf(c->reason, sizeof c->reason, "%s at line %d: %s", r.items[k].rule,
-                             r.items[k].line, r.items[k].message);
-                    break;
-                }
-        } else if (o.static_only) {
-            c->verdict = KG_V_STATIC_OK;
-            snprintf(c->reason, sizeof c->reason, "no P0 rule hit%s%s",
-                     r.parsed ? "" : "; parse: ", r.parsed ? "" : r.parse_error);
-        } else if (!j->task) {
-            c->verdict = KG_V_L1;
-            snprintf(c->reason, sizeof c->reason,
-                     "unknown task: add '// kgate-task: NAME', a labels entry or --task");
-        } else {
-            j->source = kg_static_fixed_source(src, &r);
-            j->external = r.is_external;
-            c->verdict = -1;   /* dynamic track decides */
-        }
-        kg_static_free(&r);
-        free(src);
+        jobs[i].sfd = -1;
     }
-
-    /* ---- 2. compile, --jobs at a time ---------------------------------- */
-    if (!o.static_only) {
-        int next = 0, active = 0;
-        for (;;) {
-            while (active < o.jobs && next < n) {
-                kg_job *j = &jobs[next];
-                if (j->source) {
-                    char nm[160];
-                    sanitize(cands[next].name, nm, sizeof nm);
-                    snprintf(j->cu, sizeof j->cu, "%s/%03d_%s.cu", workdir, next % 1000, nm);
-                    snprintf(j->so, sizeof j->so, "%s/%03d_%s.so", workdir, next % 1000, nm);
-                    snprintf(j->log, sizeof j->log, "%s/%03d_%s.nvcc.log", workdir, next % 1000, nm);
-                    snprintf(j->runlog, sizeof j->runlog, "%s/%03d_%s.run.log", workdir, next % 1000, nm);
-                    j->t0 = now_s();
-                    if (write_text(j->cu, j->source) != 0) {
-                        cands[next].verdict = KG_V_L1;
-                        snprintf(cands[next].reason, sizeof cands[next].reason,
-                                 "gate: cannot write %.300s", j->cu);
-                    } else {
-                        j->pid = kg_compile_spawn(o.nvcc, arch, j->cu, j->so, j->log,
-                                                  strstr(j->source, "cublas") != NULL);
-                        if (j->pid > 0) active++;
+    int next = 0, in_flight = 0, n_done = 0, printed = 0;
+    while (n_done < n) {
+        /* ---- admit ---- */
+        int n_ready = 0;
+        for (int i = 0; i < next; i++) n_ready += jobs[i].state == J_READY;
+        while (in_flight < o.jobs && next < n && n_ready == 0) {
+            int i = next++;
+            kg_cand *c = &cands[i];
+            kg_job *j = &jobs[i];
+            const kg_label *lab = kg_labels_find(labels, n_labels, c->name);
+            j->t0 = now_s();
+            j->state = J_FLIGHT;
+            in_flight++;
+            char err[256] = "";
+            j->source = kg_load_candidate(paths[i], MAX_SOURCE_BYTES, err, sizeof err);
+            j->task = o.task ? kg_task_find(o.task) : NULL;
+            if (!j->task && j->source) j->task = task_from_source(j->source);
+            if (!j->task && lab) j->task = kg_task_find(lab->task);
+            snprintf(c->task, sizeof c->task, "%s", j->task ? j->task->name : "?");
+            if (!j->source) {
+                c->verdict = KG_V_L1;
+                snprintf(c->reason, sizeof c->reason, "not a candidate: %s", err[0] ? err : "unreadable");
+                c->t_static = now_s() - j->t0;
+                j->static_done = j->compile_done = 1;
+                continue;
+            }
+            /* the compile, on the source the static track would fix: the
+             * only auto-fix (cuda_fp16.h for __half/half2 users) is applied
+             * whenever "half" appears (a second include is harmless) */
+            if (!o.static_only && j->task) {
+                char nm[160];
+                sanitize(c->name, nm, sizeof nm);
+                snprintf(j->cu, sizeof j->cu, "%s/%03d_%s.cu", workdir, i % 1000, nm);
+                snprintf(j->so, sizeof j->so, "%s/%03d_%s.so", workdir, i % 1000, nm);
+                snprintf(j->log, sizeof j->log, "%s/%03d_%s.nvcc.log", workdir, i % 1000, nm);
+                snprintf(j->runlog, sizeof j->runlog, "%s/%03d_%s.run.log", workdir, i % 1000, nm);
+                kg_static_result fix;
+                memset(&fix, 0, sizeof fix);
+                fix.needs_half_header = strstr(j->source, "half") != NULL;
+                j->compile_needs_half = fix.needs_half_header;
+                char *csrc = kg_static_fixed_source(j->source, &fix);
+                j->tc0 = now_s();
+                if (!csrc || write_text(j->cu, csrc) != 0) {
+                    j->compile_done = 1;
+                    snprintf(c->reason, sizeof c->reason, "gate: cannot write %.300s", j->cu);
+                } else {
+                    j->cpid = kg_compile_spawn(o.nvcc, arch, j->cu, j->so, j->log,
+                                               strstr(j->source, "cublas") != NULL);
+                    if (j->cpid <= 0) {
+                        j->compile_done = 1;
+                        snprintf(c->reason, sizeof c->reason, "gate: cannot start %s", o.nvcc);
                     }
                 }
-                next++;
-            }
-            if (active == 0) break;
-            int st;
-            pid_t p = waitpid(-1, &st, 0);
-            if (p < 0) break;
-            for (int i = 0; i < n; i++) {
-                kg_job *j = &jobs[i];
-                if (j->pid != p) continue;
-                kg_cand *c = &cands[i];
-                active--;
-                j->pid = 0;
-                c->t_compile = now_s() - j->t0;
-                char *log = kg_read_file(j->log, 1u << 20, NULL);
-                kg_parse_ptxas(log, &c->ptx);
-                if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-                    char first_err[300];
-                    kg_first_error(log, first_err, sizeof first_err);
-                    c->verdict = KG_V_L1;
-                    snprintf(c->reason, sizeof c->reason, "compile error: %s", first_err);
-                } else {
-                    c->compiled = 1;
+                free(csrc);
+                if (j->cpid > 0) {
+                    kg_child_args a = {j->so, j->task, o.seed, o.device, o.no_timing, 0, -1};
+                    j->has_runner = kg_child_start(kg_child_main, &a, j->runlog, &j->runner) == 0;
                 }
-                free(log);
-                break;
+            } else {
+                j->compile_done = 1;
             }
+            /* the static track, in a child of its own */
+            int sp[2];
+            if (pipe(sp) != 0) {
+                fprintf(stderr, "kgate: error: pipe: %s\n", strerror(errno));
+                return 1;
+            }
+            fflush(stdout);
+            fflush(stderr);
+            pid_t sp_pid = fork();
+            if (sp_pid == 0) {
+                kg_close_fds_except(sp[1], -1);
+                kg_static_msg m;
+                memset(&m, 0, sizeof m);
+                kg_static_result r;
+                memset(&r, 0, sizeof r);
+                m.rc = kg_static_scan(j->source, c->name, &r);
+                kg_cand tmp;
+                memset(&tmp, 0, sizeof tmp);
+                rules_text(&r, &tmp);
+                memcpy(m.rules, tmp.rules, sizeof m.rules);
+                m.n_p0 = tmp.n_p0;
+                m.n_p1 = tmp.n_p1;
+                m.n_p2 = tmp.n_p2;
+                m.worst = kg_static_worst(&r);
+                m.parsed = r.parsed;
+                m.is_external = r.is_external;
+                m.needs_half = r.needs_half_header;
+                snprintf(m.parse_error, sizeof m.parse_error, "%s", r.parse_error);
+                for (int k = 0; k < r.n; k++)
+                    if (r.items[k].sev == KG_P0) {
+                        snprintf(m.reason, sizeof m.reason, "%s at line %d: %s", r.items[k].rule,
+                                 r.items[k].line, r.items[k].message);
+                        break;
+                    }
+                ssize_t w = write(sp[1], &m, sizeof m);
+                (void)w;
+                _exit(0);
+            }
+            close(sp[1]);
+            if (sp_pid < 0) {
+                close(sp[0]);
+                fprintf(stderr, "kgate: error: fork: %s\n", strerror(errno));
+                return 1;
+            }
+            j->spid = sp_pid;
+            j->sfd = sp[0];
         }
-    }
 
-    /* ---- 3. run, one child per candidate, one at a time ----------------- */
-    for (int i = 0; i < n; i++) {
-        kg_cand *c = &cands[i];
-        kg_job *j = &jobs[i];
-        if (!o.static_only && c->verdict == -1 && c->compiled) {
-            kg_child_args a = {j->so, j->task, o.seed, o.device, o.no_timing};
+        /* ---- settle candidates whose static scan and compile are both done ---- */
+        for (int i = 0; i < next; i++) {
+            kg_job *j = &jobs[i];
+            kg_cand *c = &cands[i];
+            if (j->state != J_FLIGHT) continue;
+            if (!j->static_done) continue;
+            if (c->verdict < 0 && j->static_ok && !j->compile_done) continue;
+            if (c->verdict < 0 && j->static_ok) {
+                if (!j->compile_ok) {
+                    c->verdict = KG_V_L1;
+                    if (!c->reason[0]) snprintf(c->reason, sizeof c->reason, "compile error");
+                } else {
+                    j->state = J_READY;
+                    continue;
+                }
+            }
+            /* decided without the GPU: stop what still runs for it */
+            if (j->cpid > 0) {
+                kill(-j->cpid, SIGKILL);
+                kill(j->cpid, SIGKILL);
+                waitpid(j->cpid, NULL, 0);
+                j->cpid = 0;
+            }
+            if (j->has_runner) kg_child_cancel(&j->runner);
+            j->has_runner = 0;
+            if (c->verdict < 0) c->verdict = KG_V_L1;
+            c->t_total = now_s() - j->t0;
+            j->state = J_DONE;
+            in_flight--;
+            n_done++;
+        }
+
+        /* ---- the GPU: the first ready candidate, one at a time ---- */
+        int gpu = -1;
+        for (int i = 0; i < next && gpu < 0; i++)
+            if (jobs[i].state == J_READY) gpu = i;
+        if (gpu >= 0) {
+            kg_cand *c = &cands[gpu];
+            kg_job *j = &jobs[gpu];
             kg_child_outcome oc;
-            kg_run_child(kg_child_main, &a, j->runlog, o.timeout, &oc);
+            if (j->has_runner) {
+                kg_child_go(&j->runner, j->so, o.timeout, &oc);
+            } else {   /* the pre-start failed: the old way, fork now */
+                kg_child_args a = {j->so, j->task, o.seed, o.device, o.no_timing, 0, -1};
+                kg_run_child(kg_child_main, &a, j->runlog, o.timeout, &oc);
+            }
+            j->has_runner = 0;
             c->t_run = oc.seconds;
             c->verdict = kg_outcome_verdict(&oc, c->reason, sizeof c->reason);
             c->cand_ms_mid = oc.last.cand_ms_mid;
@@ -466,17 +543,105 @@ int main(int argc, char **argv)
                 size_t l = strlen(c->reason);
                 snprintf(c->reason + l, sizeof c->reason - l, "; library-only (cuBLAS/CUB calls, no kernel)");
             }
+            c->t_total = now_s() - j->t0;
+            j->state = J_DONE;
+            in_flight--;
+            n_done++;
+        } else if (n_done < n && in_flight > 0) {
+            /* ---- wait for a static scan or a compile (or a runner that died early) ---- */
+            int st;
+            pid_t p = waitpid(-1, &st, 0);
+            if (p < 0) {
+                if (errno == EINTR) continue;
+                fprintf(stderr, "kgate: internal error: nothing left to wait for\n");
+                return 1;
+            }
+            for (int i = 0; i < next; i++) {
+                kg_job *j = &jobs[i];
+                kg_cand *c = &cands[i];
+                if (j->has_runner && j->runner.pid == p) {
+                    j->runner.reaped = 1;
+                    j->runner.status = st;
+                    break;
+                }
+                if (j->spid == p) {
+                    j->spid = 0;
+                    kg_static_msg m;
+                    memset(&m, 0, sizeof m);
+                    ssize_t g = read(j->sfd, &m, sizeof m);
+                    close(j->sfd);
+                    j->sfd = -1;
+                    c->t_static = now_s() - j->t0;
+                    j->static_done = 1;
+                    if (g != (ssize_t)sizeof m) {
+                        c->verdict = KG_V_L1;
+                        snprintf(c->reason, sizeof c->reason,
+                                 "static track failed: the scan died (status 0x%x)", st);
+                        break;
+                    }
+                    memcpy(c->rules, m.rules, sizeof c->rules);
+                    c->rules[sizeof c->rules - 1] = 0;
+                    c->n_p0 = m.n_p0;
+                    c->n_p1 = m.n_p1;
+                    c->n_p2 = m.n_p2;
+                    if (m.rc != 0) {
+                        c->verdict = KG_V_L1;
+                        snprintf(c->reason, sizeof c->reason, "static track failed: %s", m.parse_error);
+                    } else if (m.worst == KG_P0) {
+                        c->verdict = KG_V_P0;
+                        snprintf(c->reason, sizeof c->reason, "%s", m.reason);
+                    } else if (o.static_only) {
+                        c->verdict = KG_V_STATIC_OK;
+                        snprintf(c->reason, sizeof c->reason, "no P0 rule hit%s%s",
+                                 m.parsed ? "" : "; parse: ", m.parsed ? "" : m.parse_error);
+                    } else if (!j->task) {
+                        c->verdict = KG_V_L1;
+                        snprintf(c->reason, sizeof c->reason,
+                                 "unknown task: add '// kgate-task: NAME', a labels entry or --task");
+                    } else if (m.needs_half && !j->compile_needs_half) {
+                        c->verdict = KG_V_L1;   /* cannot happen: needs_half implies "half" */
+                        snprintf(c->reason, sizeof c->reason, "gate: the half-header fix was not applied");
+                    } else {
+                        j->static_ok = 1;
+                        j->external = m.is_external;
+                    }
+                    break;
+                }
+                if (j->cpid == p) {
+                    j->cpid = 0;
+                    c->t_compile = now_s() - j->tc0;
+                    j->compile_done = 1;
+                    char *log = kg_read_file(j->log, 1u << 20, NULL);
+                    kg_parse_ptxas(log, &c->ptx);
+                    if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+                        char first_err[300];
+                        kg_first_error(log, first_err, sizeof first_err);
+                        snprintf(c->reason, sizeof c->reason, "compile error: %s", first_err);
+                    } else {
+                        j->compile_ok = 1;
+                        c->compiled = 1;
+                    }
+                    free(log);
+                    break;
+                }
+            }
         }
-        if (c->verdict < 0) c->verdict = KG_V_L1;   /* not compiled and no reason: cannot happen */
-        c->t_total = c->t_static + c->t_compile + c->t_run;
-        kg_print_candidate(stdout, c);
-        fflush(stdout);
-        free(j->source);
-        if (own_work && !o.keep) {
-            unlink(j->cu);
-            unlink(j->so);
-            unlink(j->log);
-            unlink(j->runlog);
+
+        /* ---- print finished candidates in order ---- */
+        while (printed < n && jobs[printed].state == J_DONE) {
+            kg_cand *c = &cands[printed];
+            kg_job *j = &jobs[printed];
+            kg_print_candidate(stdout, c);
+            fflush(stdout);
+            free(j->source);
+            j->source = NULL;
+            if (own_work && !o.keep) {
+                unlink(j->cu);
+                unlink(j->so);
+                unlink(j->log);
+                unlink(j->runlog);
+            }
+            printed++;
         }
     }
     if (own_work && !o.keep) rmdir(workdir);
