@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cuda_runtime.h>
 
+#include "cuda_check.h"
 #include "reduce_input.h"
 
 /* The accumulator of each input type: float and double sum in their own type
@@ -44,6 +45,14 @@ __global__ void fill_input(T *x, size_t n, uint64_t seed)
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         red_input_store(x, seed, i);
+}
+
+/* Fill d[0..n) with the inputs of `seed`, a grid of 8 blocks per SM. */
+template <typename T>
+static void red_fill_device(T *d, size_t n, uint64_t seed, int sm_count)
+{
+    fill_input<T><<<sm_count * 8, 256>>>(d, n, seed);
+    CHECK_LAUNCH();
 }
 
 /* Sum over the 32 lanes of a warp with register shuffles: no shared memory,

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "cpu_ref.h"
 #include "reduce_input.h"
+#include "timing.h"
 
 int red_type_parse(const char *text, red_type *out)
 {
@@ -150,4 +152,22 @@ size_t red_stress_size(uint64_t seed, uint64_t k, size_t max_n)
     if (s < 1) s = 1;
     if (s > max_n) s = max_n;
     return s;
+}
+
+double red_cpu_baseline(red_type t, size_t n, uint64_t seed, double *ms)
+{
+    void *h = malloc(n * red_type_size(t));
+    if (!h) return NAN;
+    for (size_t i = 0; i < n; i++) {
+        if (t == RED_FLOAT) ((float *)h)[i] = red_input_f32(seed, i);
+        else if (t == RED_DOUBLE) ((double *)h)[i] = red_input_f64(seed, i);
+        else ((int *)h)[i] = red_input_i32(seed, i);
+    }
+    double t0 = host_seconds(), r;
+    if (t == RED_FLOAT) r = cpu_sum_f32((const float *)h, n);
+    else if (t == RED_DOUBLE) r = cpu_sum_f64((const double *)h, n);
+    else r = (double)cpu_sum_i32((const int *)h, n);
+    *ms = (host_seconds() - t0) * 1e3;
+    free(h);
+    return r;
 }

@@ -65,6 +65,11 @@ int red_check(red_type t, const red_ref *ref, double got_fp, long long got_int, 
  * sizes (under one warp, one block) appear as often as huge ones. */
 size_t red_stress_size(uint64_t seed, uint64_t k, size_t max_n);
 
+/* The CPU baseline variant: the n inputs of `seed` in a host array, summed by
+ * common/cpu_ref.c's compensated sums; *ms is the time of the sum alone.
+ * Returns NAN if the host array cannot be allocated. */
+double red_cpu_baseline(red_type t, size_t n, uint64_t seed, double *ms);
+
 #ifdef __cplusplus
 }
 #endif

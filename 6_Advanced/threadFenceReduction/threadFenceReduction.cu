@@ -343,32 +343,7 @@ static void fail_arg(const char *msg)
     exit(1);
 }
 
-template <typename T>
-static void fill_device(T *d, size_t n, uint64_t seed, int sm_count)
-{
-    fill_input<T><<<sm_count * 8, 256>>>(d, n, seed);
-    CHECK_LAUNCH();
-}
 
-/* The CPU baseline: common/cpu_ref.c's compensated sum over a host array. */
-static double cpu_variant(red_type t, size_t n, uint64_t seed, double *ms)
-{
-    void *h = malloc(n * red_type_size(t));
-    if (!h) return NAN;
-    double r = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (t == RED_FLOAT) ((float *)h)[i] = red_input_f32(seed, i);
-        else if (t == RED_DOUBLE) ((double *)h)[i] = red_input_f64(seed, i);
-        else ((int *)h)[i] = red_input_i32(seed, i);
-    }
-    double t0 = host_seconds();
-    if (t == RED_FLOAT) r = cpu_sum_f32((const float *)h, n);
-    else if (t == RED_DOUBLE) r = cpu_sum_f64((const double *)h, n);
-    else r = (double)cpu_sum_i32((const int *)h, n);
-    *ms = (host_seconds() - t0) * 1e3;
-    free(h);
-    return r;
-}
 
 int main(int argc, char **argv)
 {
@@ -473,9 +448,9 @@ int main(int argc, char **argv)
     ctx.sm_count = dev.sm_count;
     ctx.cub_bytes = cub_bytes;
 
-    if (type == RED_FLOAT) fill_device((float *)d_in, max_n, o.seed, dev.sm_count);
-    else if (type == RED_DOUBLE) fill_device((double *)d_in, max_n, o.seed, dev.sm_count);
-    else fill_device((int *)d_in, max_n, o.seed, dev.sm_count);
+    if (type == RED_FLOAT) red_fill_device((float *)d_in, max_n, o.seed, dev.sm_count);
+    else if (type == RED_DOUBLE) red_fill_device((double *)d_in, max_n, o.seed, dev.sm_count);
+    else red_fill_device((int *)d_in, max_n, o.seed, dev.sm_count);
     CUDA_CHECK(cudaDeviceSynchronize());
 
     size_t stops[17];
@@ -534,7 +509,7 @@ int main(int argc, char **argv)
         result_rec r;
         if (selected < 0) {
             double cpu_ms = 0;
-            double got = cpu_variant(type, cpu_n, o.seed, &cpu_ms);
+            double got = red_cpu_baseline(type, cpu_n, o.seed, &cpu_ms);
             rec_begin(&r, "cpu");
             rec_int(&r, "n", (long long)cpu_n);
             char msg[256];
