@@ -661,8 +661,14 @@ int main(int argc, char **argv)
     char date[64], git[128];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse --short HEAD 2>/dev/null", root_abs);
-    popen_line(cmd, NULL, git, sizeof git);
+    /* GIT_COMMIT names the commit where the tree is a copy without .git */
+    const char *env_commit = getenv("GIT_COMMIT");
+    if (env_commit && *env_commit) {
+        snprintf(git, sizeof git, "%s", env_commit);
+    } else {
+        snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse --short HEAD 2>/dev/null", root_abs);
+        popen_line(cmd, NULL, git, sizeof git);
+    }
     sz_meta meta = {date, git, sanitizer, version, command, workers};
     sz_write_table(stdout, res, n_jobs);
     int ok = 1;
