@@ -30,7 +30,13 @@ all: samples tools
 	@tools/readme_samples.sh
 
 samples: $(SAMPLE_DIRS)
-tools: $(TOOL_DIRS)
+
+# The kernel gate parses CUDA with libclang: its Debian package is installed
+# when missing (SKIP_PACKAGES=1 skips, for machines that carry their own).
+BUILD_PACKAGES := libclang-19-dev
+tools:
+	@tools/ensure_packages.sh $(BUILD_PACKAGES)
+	$(MAKE) $(TOOL_DIRS)
 
 $(SAMPLE_DIRS) $(TOOL_DIRS):
 	$(MAKE) -C $@
@@ -42,11 +48,11 @@ $(SAMPLES):
 list:
 	@for d in $(SAMPLE_DIRS); do echo $$d; done
 
-run: samples
+run: all
 	@tools/run_samples.sh $(SAMPLES)
 
 # Debian packages the tests need (installed when missing; SKIP_PACKAGES=1 skips).
-TEST_PACKAGES := libcmocka-dev libclang-19-dev
+TEST_PACKAGES := libcmocka-dev $(BUILD_PACKAGES)
 
 test:
 	@tools/ensure_packages.sh $(TEST_PACKAGES)
