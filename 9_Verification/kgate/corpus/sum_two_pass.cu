@@ -1,5 +1,7 @@
 // kgate-task: sum_reduce
-// planted defect: none (deterministic two-pass reduction with a stream-ordered scratch buffer)
+// planted defect: too slow (L4): scalar 4-byte loads, 1024 blocks x 256 threads, one dependent
+// add chain per thread; measured 25% (per-call timing) and 47.7% (batched timing) of
+// cub::DeviceReduce::Sum on the H200, 2026-11-29 (labeled PASS until then)
 #include <cuda_runtime.h>
 
 #define BLOCK 256
