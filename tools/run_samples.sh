@@ -3,7 +3,8 @@
 # arguments and print a summary table:
 #     sample  status  headline figure  time taken
 # The headline is the fastest checked variant that is neither the CPU
-# baseline nor the library reference, with its share of that reference.
+# baseline nor the library reference nor a context row (role=context, e.g.
+# matrixMul's TF32 cuBLAS), with its share of that reference.
 # Full outputs go to build/run/<sample>.log. Extra arguments for every
 # sample: RUN_ARGS="--quick". Exit status 1 if any sample FAILED
 # (WAIVED is not a failure).
@@ -23,7 +24,8 @@ headline() {
     /^RESULT / {
         delete kv
         for (i = 2; i <= NF; i++) { split($i, p, "="); kv[p[1]] = p[2] }
-        if (kv["status"] != "PASS" || kv["variant"] == "cpu" || kv["variant"] == kv["ref"]) next
+        # not the CPU, not the reference itself, not a row marked role=context
+        if (kv["status"] != "PASS" || kv["variant"] == "cpu" || kv["variant"] == kv["ref"] || ("role" in kv)) next
         unit = ("gflops" in kv) ? "gflops" : (("gbps" in kv) ? "gbps" : "")
         if (unit == "") next
         v = kv[unit] + 0
