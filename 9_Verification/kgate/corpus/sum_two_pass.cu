@@ -1,7 +1,7 @@
 // kgate-task: sum_reduce
-// planted defect: too slow (L4): scalar 4-byte loads, 1024 blocks x 256 threads, one dependent
-// add chain per thread; measured 25% (per-call timing) and 47.7% (batched timing) of
-// cub::DeviceReduce::Sum on the H200, 2026-11-29 (labeled PASS until then)
+// planted defect: none (deterministic two-pass reduction with a stream-ordered scratch buffer;
+// 63% of cub::DeviceReduce::Sum at the mid size on the H200, 2026-11-29, once the gate kept
+// its memory pool: the 25% and 47.7% of the two earlier runs were the pool artifact)
 #include <cuda_runtime.h>
 
 #define BLOCK 256
