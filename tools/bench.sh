@@ -38,7 +38,7 @@ run_one() {
         echo "# cuda: $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
         echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
         echo "# commit: $commit$dirty"
-        echo "# command: make bench (bin/$s $*)"
+        echo "# command: make bench (bin/$s${*:+ $*})"
     } >"$f"
     echo "== $s $*"
     timeout "${BENCH_TIMEOUT:-900}" "bin/$s" "$@" </dev/null 2>&1 | tee -a "$f"

@@ -28,9 +28,16 @@ table() {  # $1 = results file
                     " | " (("pct_peak" in kv) ? kv["pct_peak"] : "-") " | " \
                     (("pct_ref" in kv) ? kv["pct_ref"] "% of " kv["ref"] : "-") " |"
     }
+    !/^# (gpu|driver|cuda|date|commit|command|exit):/ { out[++m] = $0 }
     END {
         print "Measured: " meta "."
         print ""
+        if (n == 0) {  # a sample without RESULT lines (deviceQuery): its output
+            print "```"
+            for (i = 1; i <= m; i++) print out[i]
+            print "```"
+            exit
+        }
         print "| variant | size | status | time (ms, median) | throughput | % of peak | vs reference |"
         print "|---|---|---|---|---|---|---|"
         for (i = 1; i <= n; i++) print rows[i]
