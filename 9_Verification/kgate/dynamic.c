@@ -112,8 +112,19 @@ void kg_first_error(const char *log, char *buf, size_t len)
     buf[n] = 0;
 }
 
+int kg_needs_cpp17(const char *src)
+{
+    /* CCCL (CUB, Thrust, libcu++) needs C++17 since CUDA 13; the rest are
+     * C++17 language or library features a candidate may use. */
+    static const char *const marks[] = {"cub", "thrust", "cuda/", "cooperative_groups",
+                                        "constexpr", "std::", "[[", "auto ["};
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+        if (strstr(src, marks[i])) return 1;
+    return 0;
+}
+
 pid_t kg_compile_spawn(const char *nvcc, const char *arch, const char *cu, const char *so,
-                       const char *log, int cublas)
+                       const char *log, int cublas, int cpp17)
 {
     char archflag[64];
     snprintf(archflag, sizeof archflag, "-arch=sm_%s", arch);
@@ -133,7 +144,7 @@ pid_t kg_compile_spawn(const char *nvcc, const char *arch, const char *cu, const
         argv[a++] = nvcc;
         argv[a++] = archflag;
         argv[a++] = "-O3";
-        argv[a++] = "-std=c++17";
+        argv[a++] = cpp17 ? "-std=c++17" : "-std=c++14";
         argv[a++] = "-lineinfo";
         argv[a++] = "-Xptxas";
         argv[a++] = "-v";

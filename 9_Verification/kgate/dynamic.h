@@ -47,10 +47,16 @@ int kg_parse_ptxas(const char *text, kg_ptxas *out);
 void kg_first_error(const char *log, char *buf, size_t len);
 
 /* Start nvcc on `cu`, building the shared object `so` for sm_<arch>, its
- * stdout and stderr going to `log`. cublas: link -lcublas. Returns the pid,
- * or -1 (errno set). */
+ * stdout and stderr going to `log`. cublas: link -lcublas. cpp17: compile as
+ * C++17, else C++14, which nvcc 13 compiles about 30% faster (the CUDA headers
+ * pull in less: 0.57 s against 0.82 s for a small candidate here); the caller
+ * retries a failed C++14 compile as C++17, so no valid candidate is lost.
+ * Returns the pid, or -1 (errno set). */
 pid_t kg_compile_spawn(const char *nvcc, const char *arch, const char *cu, const char *so,
-                       const char *log, int cublas);
+                       const char *log, int cublas, int cpp17);
+/* 1 if the source looks like it needs C++17 (CUB/Thrust/libcu++, constexpr,
+ * std::, attributes, structured bindings): compile it as C++17 at once. */
+int kg_needs_cpp17(const char *src);
 
 /* Read a whole file (at most max bytes) into a malloc'd NUL-terminated buffer. */
 char *kg_read_file(const char *path, size_t max, size_t *len);

@@ -268,6 +268,7 @@ typedef struct {
     pid_t cpid, spid;          /* nvcc (own process group), static-scan child */
     int sfd;                   /* the static child's result pipe */
     int static_done, static_ok, compile_done, compile_ok, compile_needs_half;
+    int cpp17;                 /* compiling as C++17 (else C++14, retried as 17 on failure) */
     kg_child runner;           /* pre-started: its CUDA context overlaps the compile */
     int has_runner;
     double t0, tc0;            /* start of processing; start of the compile */
@@ -425,8 +426,9 @@ int main(int argc, char **argv)
                     j->compile_done = 1;
                     snprintf(c->reason, sizeof c->reason, "gate: cannot write %.300s", j->cu);
                 } else {
+                    j->cpp17 = kg_needs_cpp17(j->source);
                     j->cpid = kg_compile_spawn(o.nvcc, arch, j->cu, j->so, j->log,
-                                               strstr(j->source, "cublas") != NULL);
+                                               strstr(j->source, "cublas") != NULL, j->cpp17);
                     if (j->cpid <= 0) {
                         j->compile_done = 1;
                         snprintf(c->reason, sizeof c->reason, "gate: cannot start %s", o.nvcc);
@@ -607,6 +609,18 @@ int main(int argc, char **argv)
                     } else {
                         j->static_ok = 1;
                         j->external = m.is_external;
+                    }
+                    break;
+                }
+                if (j->cpid == p && !(WIFEXITED(st) && WEXITSTATUS(st) == 0) && !j->cpp17) {
+                    /* the fast C++14 compile failed: the verdict is C++17's */
+                    j->cpp17 = 1;
+                    j->cpid = kg_compile_spawn(o.nvcc, arch, j->cu, j->so, j->log,
+                                               strstr(j->source, "cublas") != NULL, 1);
+                    if (j->cpid <= 0) {
+                        j->cpid = 0;
+                        j->compile_done = 1;
+                        snprintf(c->reason, sizeof c->reason, "gate: cannot start %s", o.nvcc);
                     }
                     break;
                 }

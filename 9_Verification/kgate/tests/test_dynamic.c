@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "dynamic.h"
@@ -321,6 +322,49 @@ static void probe_none(int device, int fd)
     (void)w;
 }
 
+/* The fast path compiles as C++14; C++17-only code fails there (and main.c
+ * retries it as C++17), CCCL users go to C++17 at once. Runs nvcc (no GPU). */
+static int compile_exit(const char *src, int cpp17)
+{
+    char dir[] = "/tmp/kgate_cc_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cu[256], so[256], log[256];
+    snprintf(cu, sizeof cu, "%s/c.cu", dir);
+    snprintf(so, sizeof so, "%s/c.so", dir);
+    snprintf(log, sizeof log, "%s/c.log", dir);
+    FILE *f = fopen(cu, "w");
+    assert_non_null(f);
+    fputs(src, f);
+    fclose(f);
+    pid_t p = kg_compile_spawn("nvcc", "90", cu, so, log, 0, cpp17);
+    assert_true(p > 0);
+    int st = 0;
+    waitpid(p, &st, 0);
+    int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && access(so, R_OK) == 0;
+    unlink(cu); unlink(so); unlink(log); rmdir(dir);
+    return ok;
+}
+
+static void test_compile_std(void **s)
+{
+    (void)s;
+    const char *plain = "__global__ void k(float *x) { x[threadIdx.x] = 1.f; }\n"
+                        "extern \"C\" void launch(float *x, cudaStream_t st) { k<<<1, 32, 0, st>>>(x); }\n";
+    /* (nvcc accepts `if constexpr` in C++14 mode with a warning; the C++17
+     * library is what C++14 really lacks) */
+    const char *cpp17 = "#include <optional>\n"
+                        "__global__ void k(float *x, float v) { x[threadIdx.x] = v; }\n"
+                        "extern \"C\" void launch(float *x, cudaStream_t st) {\n"
+                        "  std::optional<float> v = 2.f; k<<<1, 32, 0, st>>>(x, *v); }\n";
+    assert_true(compile_exit(plain, 0));
+    assert_false(compile_exit(cpp17, 0));   /* C++14 has no std::optional ... */
+    assert_true(compile_exit(cpp17, 1));    /* ... C++17, the retry, takes it */
+    assert_false(kg_needs_cpp17(plain));
+    assert_true(kg_needs_cpp17(cpp17));
+    assert_true(kg_needs_cpp17("#include <cub/cub.cuh>"));
+    assert_true(kg_needs_cpp17("#include <thrust/reduce.h>"));
+}
+
 static void test_probe(void **s)
 {
     (void)s;
@@ -340,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_compare),           cmocka_unit_test(test_child_result),
         cmocka_unit_test(test_child_crash),       cmocka_unit_test(test_child_hang),
         cmocka_unit_test(test_child_exit),        cmocka_unit_test(test_probe),
+        cmocka_unit_test(test_compile_std),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
