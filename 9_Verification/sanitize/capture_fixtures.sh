@@ -6,8 +6,8 @@
 # plus the .log of each run and the harness's own summary. Needs the GPU.
 # On the H200:
 #     make tools && 9_Verification/sanitize/capture_fixtures.sh 9_Verification/sanitize/tests/fixtures
-# then `make -f tests/tests.mk` and run build/tests/9_Verification/sanitize/test_*:
-# the tests prefer these real captures over the provisional_*.xml files.
+# then `make -f tests/tests.mk` and run build/tests/9_Verification/sanitize/test_*
+# (the committed fixtures were captured this way on 2026-11-29).
 set -u
 dir=${1:?usage: capture_fixtures.sh DIR}
 root=$(cd "$(dirname "$0")/../.." && pwd) || exit 1

@@ -3,8 +3,8 @@
 # process side (workers, CUDA_VISIBLE_DEVICES, timeouts, reports) can be
 # tested on a machine without a GPU (see test_harness.sh). It takes the same
 # flags, never runs the program, and saves the fixture report for that
-# program and tool: fixtures/<prog>.<tool>.xml (a real capture) if present,
-# else fixtures/provisional_<prog>.<tool>.xml, else an empty report.
+# program and tool: fixtures/<prog>.<tool>.xml (a real H200 capture) if
+# present, else an empty report.
 # planted_barrier sleeps 3 s so that a 1 s --timeout can be exercised.
 save=""; tool=""
 [ "$1" = --version ] && { echo "Version 0.0 (fake)"; exit 0; }
@@ -16,6 +16,5 @@ case "$prog" in
   planted_barrier) sleep 3 ;;  # hangs past a 1 s timeout in the test
 esac
 f=$F/$prog.$tool.xml
-[ -f "$f" ] || f=$F/provisional_$prog.$tool.xml
 if [ -f "$f" ]; then cp "$f" "$save"; if grep -q "<record>" "$f"; then exit 86; fi; exit 0; fi
 echo '<ComputeSanitizerOutput/>' > "$save"; exit 0
