@@ -30,17 +30,6 @@ void cpu_sgemm_f64(int M, int N, int K, double alpha, const float *A, int lda, c
         }
 }
 
-void cpu_sgemm(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
-               int ldb, float beta, float *C, int ldc)
-{
-    for (int i = 0; i < M; i++)
-        for (int j = 0; j < N; j++) {
-            double c = (double)alpha * dot_f64(A, lda, B, ldb, K, i, j);
-            if (beta != 0.0f) c += (double)beta * (double)C[(size_t)i * ldc + j];
-            C[(size_t)i * ldc + j] = (float)c;
-        }
-}
-
 /* Neumaier's variant of Kahan summation: also correct when the new term is
  * larger than the running sum. */
 #define NEUMAIER_SUM(x, n)                                                  \

@@ -18,12 +18,10 @@ extern "C" {
 /* c[i] = a[i] + b[i] */
 void cpu_vector_add(const float *a, const float *b, float *c, size_t n);
 
-/* C = alpha * A(MxK) * B(KxN) + beta * C, row-major with leading dimensions,
- * dot products accumulated in double. With beta == 0, C is not read (so it
- * may hold NaN poison). */
-void cpu_sgemm(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
-               int ldb, float beta, float *C, int ldc);
-/* The same in double output, for tolerance checks that need the exact value. */
+/* C_out = alpha * A(MxK) * B(KxN) + beta * C_in, row-major with leading
+ * dimensions, dot products accumulated in double and the result kept in
+ * double for the tolerance check. With beta == 0, C_in is not read (it may be
+ * NULL, or hold NaN poison). */
 void cpu_sgemm_f64(int M, int N, int K, double alpha, const float *A, int lda, const float *B,
                    int ldb, double beta, const float *C_in, double *C_out, int ldc);
 

@@ -87,9 +87,16 @@ int device_query(int id, device_info *d)
     return 0;
 }
 
-void device_print_header(const device_info *d, void *file)
+void device_uuid_text(const unsigned char u[16], char *buf, size_t len)
 {
-    FILE *f = (FILE *)file;
+    snprintf(buf, len,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+             u[13], u[14], u[15]);
+}
+
+void device_print_header(const device_info *d, FILE *f)
+{
     char drv[16], rt[16];
     cuda_version_text(d->driver_version, drv, sizeof drv);
     cuda_version_text(d->runtime_version, rt, sizeof rt);

@@ -20,6 +20,7 @@
 #define COMMON_DEVICE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,7 +58,10 @@ void cuda_version_text(int version, char *buf, size_t len);
 int device_query(int id, device_info *out);
 
 /* Print the one-line header ("# device 0: ...") to the given stream. */
-void device_print_header(const device_info *d, void *file /* FILE* */);
+void device_print_header(const device_info *d, FILE *f);
+
+/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi and NVML write it. */
+void device_uuid_text(const unsigned char uuid[16], char *buf, size_t len);
 
 /* The WAIVED line and exit 2, with the runtime's reason. */
 void device_waive(const char *sample, const char *reason);

@@ -177,7 +177,7 @@ static int parse_int_option(const char *name, const char *value, long long lo, l
 int opts_parse(const opts_config *cfg, int argc, char **argv, common_opts *out,
                char *err, size_t errlen)
 {
-    common_opts o = {0, 0, 0, 0, OPTS_DEFAULT_REPS, OPTS_DEFAULT_SEED};
+    common_opts o = {0, 0, 0, 0, 0, OPTS_DEFAULT_REPS, OPTS_DEFAULT_SEED};
     int help = 0;
     if (errlen) err[0] = '\0';
 
@@ -222,6 +222,7 @@ int opts_parse(const opts_config *cfg, int argc, char **argv, common_opts *out,
         case COMMON_QUICK: o.quick = 1; continue;
         case COMMON_JSON: o.json = 1; continue;
         case COMMON_DEVICE:
+            o.device_given = 1;
             if (cfg->device_all_ok && strcmp(value, "all") == 0) {
                 o.all_devices = 1;
                 o.device = 0;

@@ -57,6 +57,7 @@ typedef struct {
 
 typedef struct {
     int device;              /* --device=N (default 0) */
+    int device_given;        /* 1 if --device was on the command line */
     int all_devices;         /* --device=all, where the sample allows it */
     int quick;               /* --quick: small sizes for sanitizer runs and smoke tests */
     int json;                /* --json: records as JSON lines */

@@ -94,7 +94,7 @@ static void flush_l2(cudaStream_t s)
         CUDA_CHECK(cudaMalloc(&flush_buf, flush_bytes));
         atexit(flush_release);
     }
-    CUDA_CHECK(cudaMemsetAsync(flush_buf, (int)(flush_bytes & 0x7f), flush_bytes, s));
+    CUDA_CHECK(cudaMemsetAsync(flush_buf, 0, flush_bytes, s));
 }
 
 void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out)

@@ -24,19 +24,21 @@ static void sgemm_small_known_answer(void **state)
     (void)state;
     /* A 2x3, B 3x2: [[1,2,3],[4,5,6]] x [[7,8],[9,10],[11,12]] = [[58,64],[139,154]] */
     float A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {7, 8, 9, 10, 11, 12};
-    float C[4] = {1, 1, 1, 1};
-    cpu_sgemm(2, 2, 3, 1.0f, A, 3, B, 2, 0.0f, C, 2);
+    double C[4];
+    cpu_sgemm_f64(2, 2, 3, 1.0, A, 3, B, 2, 0.0, NULL, C, 2);
     assert_true(C[0] == 58 && C[1] == 64 && C[2] == 139 && C[3] == 154);
-    /* alpha and beta: C = 2*AB - 1*C */
-    cpu_sgemm(2, 2, 3, 2.0f, A, 3, B, 2, -1.0f, C, 2);
+    /* alpha and beta: C = 2*AB - 1*C_in */
+    float Cin[4] = {58, 64, 139, 154};
+    cpu_sgemm_f64(2, 2, 3, 2.0, A, 3, B, 2, -1.0, Cin, C, 2);
     assert_true(C[0] == 58 && C[1] == 64 && C[2] == 139 && C[3] == 154);
 }
 
 static void sgemm_beta_zero_ignores_nan_in_c(void **state)
 {
     (void)state;
-    float A[1] = {2}, B[1] = {3}, C[1] = {NAN};
-    cpu_sgemm(1, 1, 1, 1.0f, A, 1, B, 1, 0.0f, C, 1);
+    float A[1] = {2}, B[1] = {3}, Cin[1] = {NAN};
+    double C[1];
+    cpu_sgemm_f64(1, 1, 1, 1.0, A, 1, B, 1, 0.0, Cin, C, 1);
     assert_true(C[0] == 6);
 }
 
@@ -45,13 +47,10 @@ static void sgemm_respects_leading_dimensions(void **state)
     (void)state;
     /* A is 2x2 inside a 2x4 buffer, B 2x1 inside 2x3, C 2x1 inside 2x2. */
     float A[8] = {1, 2, 99, 99, 3, 4, 99, 99}, B[6] = {5, 99, 99, 6, 99, 99};
-    float C[4] = {0, -7, 0, -7};
-    cpu_sgemm(2, 1, 2, 1.0f, A, 4, B, 3, 0.0f, C, 2);
+    double C[4] = {0, -7, 0, -7};
+    cpu_sgemm_f64(2, 1, 2, 1.0, A, 4, B, 3, 0.0, NULL, C, 2);
     assert_true(C[0] == 17 && C[2] == 39);
     assert_true(C[1] == -7 && C[3] == -7);     /* padding untouched */
-    double Cd[4] = {0, -7, 0, -7};
-    cpu_sgemm_f64(2, 1, 2, 1.0, A, 4, B, 3, 0.0, NULL, Cd, 2);
-    assert_true(Cd[0] == 17 && Cd[2] == 39 && Cd[1] == -7);
 }
 
 static void sgemm_accumulates_in_double(void **state)

@@ -120,6 +120,7 @@ static void defaults_without_arguments(void **state)
     char err[256];
     assert_int_equal(parse(&t_cfg, &o, err, sizeof err, NULL), 0);
     assert_int_equal(o.device, 0);
+    assert_int_equal(o.device_given, 0);
     assert_int_equal(o.quick, 0);
     assert_int_equal(o.json, 0);
     assert_int_equal(o.reps, OPTS_DEFAULT_REPS);
@@ -137,6 +138,7 @@ static void parses_common_and_sample_options(void **state)
                    NULL);
     assert_int_equal(rc, 0);
     assert_int_equal(o.device, 1);
+    assert_int_equal(o.device_given, 1);
     assert_int_equal(o.quick, 1);
     assert_int_equal(o.json, 1);
     assert_int_equal(o.reps, 7);

@@ -527,10 +527,7 @@ static void run_device(int id, const common_opts *o, const long long *hs, int nh
     CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, id));
     struct cudaDeviceProp p;
     CUDA_CHECK(cudaGetDeviceProperties(&p, id));
-    const unsigned char *u = (const unsigned char *)p.uuid.bytes;
-    snprintf(uuid, sizeof uuid,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    device_uuid_text((const unsigned char *)p.uuid.bytes, uuid, sizeof uuid);
     pcie_link link;
     pcie_query(bus, uuid, &link);
     if (link.available) {

@@ -142,20 +142,12 @@ static const opts_config cfg = {
     "--quick is the same as the default: the query is cheap.",
     1};
 
-/* --device=N restricts the output; without it every device is shown. The
- * shared parser defaults device to 0, so look at whether it was given. */
-static int device_given(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--device") == 0 || strncmp(argv[i], "--device=", 9) == 0) return 1;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     common_opts o;
     opts_parse_or_exit(&cfg, argc, argv, &o);
-    int one = device_given(argc, argv) && !o.all_devices;
+    /* --device=N restricts the output; without it every device is shown */
+    int one = o.device_given && !o.all_devices;
 
     report_init("deviceQuery", o.json);
     int count = device_count_or_waive("deviceQuery");

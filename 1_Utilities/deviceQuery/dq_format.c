@@ -90,14 +90,6 @@ static long long field_value(const dq_device *d, const field *f)
 
 /* ---- small helpers ------------------------------------------------------ */
 
-void dq_uuid_text(const unsigned char u[16], char *buf, size_t len)
-{
-    snprintf(buf, len,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-             u[13], u[14], u[15]);
-}
-
 void dq_pci_text(const dq_device *d, char *buf, size_t len)
 {
     snprintf(buf, len, "%04x:%02x:%02x.0", (unsigned)d->pci_domain & 0xffffu,
@@ -211,7 +203,7 @@ static void json_device(sbuf *b, const dq_device *d)
     char t[64];
     sb_printf(b, "{\"id\":%d,\"name\":", d->id);
     sb_json_string(b, d->name);
-    dq_uuid_text(d->uuid, t, sizeof t);
+    device_uuid_text(d->uuid, t, sizeof t);
     sb_printf(b, ",\"uuid\":\"%s\"", t);
     dq_pci_text(d, t, sizeof t);
     sb_printf(b, ",\"pci\":{\"domain\":%d,\"bus\":%d,\"device\":%d,\"bus_id\":\"%s\"}",
@@ -330,7 +322,7 @@ static void text_device(FILE *f, const dq_device *d)
 {
     char t[64];
     fprintf(f, "Device %d: %s\n", d->id, d->name);
-    dq_uuid_text(d->uuid, t, sizeof t);
+    device_uuid_text(d->uuid, t, sizeof t);
     fprintf(f, "  %-40s %s\n", "UUID", t);
     dq_pci_text(d, t, sizeof t);
     fprintf(f, "  %-40s %s (domain %d, bus %d, device %d)\n", "PCI bus id", t, d->pci_domain,

@@ -55,7 +55,6 @@ typedef struct {
 } dq_system;
 
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (the form nvidia-smi prints). */
-void dq_uuid_text(const unsigned char uuid[16], char *buf, size_t len);
 /* "0000:3b:00.0" */
 void dq_pci_text(const dq_device *d, char *buf, size_t len);
 /* "Default", "Prohibited", "Exclusive Process", ... or "unknown". */

@@ -59,7 +59,7 @@ static void uuid_and_pci_text(void **state)
     (void)state;
     dq_device d = fake_h200(0);
     char t[64];
-    dq_uuid_text(d.uuid, t, sizeof t);
+    device_uuid_text(d.uuid, t, sizeof t);
     assert_string_equal(t, "GPU-00112233-4455-6677-8899-aabbccddeeff");
     dq_pci_text(&d, t, sizeof t);
     assert_string_equal(t, "0000:3b:00.0");
