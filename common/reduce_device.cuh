@@ -1,7 +1,8 @@
 /* reduce_device.cuh: device building blocks shared by 0_Simple/reduction and
  * 6_Advanced/threadFenceReduction: accumulator and 16-byte vector types, the
  * input-filling kernel, the warp and block sums, and the grid-stride
- * per-thread sum that the fast variants of both samples are built on.
+ * per-thread sum that the fast variants of both samples are built on, and the
+ * host helpers both launchers use (occupancy, the CUB reference).
  */
 #ifndef REDUCE_DEVICE_CUH
 #define REDUCE_DEVICE_CUH
@@ -9,9 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda_runtime.h>
+#include <cub/device/device_reduce.cuh>
 
 #include "cuda_check.h"
 #include "reduce_input.h"
+#include "reduce_ref.h"
 
 /* The accumulator of each input type: float and double sum in their own type
  * (as CUB does), int sums in long long, so the result is exact for any n. */
@@ -116,6 +119,48 @@ __device__ __forceinline__ A thread_sum(const In *__restrict__ in, size_t n)
 #pragma unroll
     for (int u = 1; u < UNROLL; u++) acc[0] += acc[u];
     return acc[0];
+}
+
+/* ---- host helpers shared by the launchers ------------------------------ */
+
+/* Resident blocks per SM of `kernel` at `block` threads (at least 1), asked
+ * once per block size: *cache_block and *cache remember the last answer. */
+template <typename K>
+static int red_resident_per_sm(K kernel, int block, int *cache_block, int *cache)
+{
+    if (*cache_block != block) {
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(cache, kernel, block, 0));
+        if (*cache < 1) *cache = 1;
+        *cache_block = block;
+    }
+    return *cache;
+}
+
+/* The reference of both samples: cub::DeviceReduce::Sum of n elements of T
+ * into one accumulator, with temporary storage the caller allocated once
+ * (outside the timing) from red_cub_temp_bytes. */
+template <typename T>
+static void red_cub_sum(void *temp, size_t bytes, const void *in, void *out, size_t n,
+                        cudaStream_t s)
+{
+    typedef typename acc_of<T>::type A;
+    CUDA_CHECK(cub::DeviceReduce::Sum(temp, bytes, (const T *)in, (A *)out, (int64_t)n, s));
+}
+
+template <typename T>
+static size_t red_cub_temp_bytes_of(size_t n)
+{
+    typedef typename acc_of<T>::type A;
+    size_t bytes = 0;
+    CUDA_CHECK(cub::DeviceReduce::Sum(NULL, bytes, (const T *)NULL, (A *)NULL, (int64_t)n));
+    return bytes;
+}
+
+static inline size_t red_cub_temp_bytes(red_type t, size_t n)
+{
+    return t == RED_FLOAT ? red_cub_temp_bytes_of<float>(n)
+         : t == RED_DOUBLE ? red_cub_temp_bytes_of<double>(n)
+                           : red_cub_temp_bytes_of<int>(n);
 }
 
 #endif /* REDUCE_DEVICE_CUH */

@@ -44,7 +44,6 @@
 #include <cuda_runtime.h>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
-#include <cub/device/device_reduce.cuh>
 
 #include "check.h"
 #include "cpu_ref.h"
@@ -414,18 +413,6 @@ static void grid_passes(const red_ctx *x, cudaStream_t s, red_kernel<T, typename
     CHECK_LAUNCH();
 }
 
-/* Resident blocks per SM of a kernel at a block size, asked once per block size. */
-template <typename K>
-static int resident_per_sm(K kernel, int block, int *cache_block, int *cache)
-{
-    if (*cache_block != block) {
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(cache, kernel, block, 0));
-        if (*cache < 1) *cache = 1;
-        *cache_block = block;
-    }
-    return *cache;
-}
-
 template <int DUMMY, typename T>
 static void run_multi_element(void *p, cudaStream_t s)
 {
@@ -433,7 +420,7 @@ static void run_multi_element(void *p, cudaStream_t s)
     const red_ctx *x = (const red_ctx *)p;
     static int cb = 0, c = 0;
     red_kernel<T, A> k1 = pick_multi_element<T, A>(x->block);
-    int r = resident_per_sm(k1, x->block, &cb, &c);
+    int r = red_resident_per_sm(k1, x->block, &cb, &c);
     grid_passes<T>(x, s, k1, pick_multi_element<A, A>(x->block), x->block, r, 2);
 }
 
@@ -445,7 +432,7 @@ static void run_warp_shuffle(void *p, cudaStream_t s)
     const red_ctx *x = (const red_ctx *)p;
     const int block = BLOCK ? BLOCK : x->block;
     static int cb = 0, c = 0;
-    int r = resident_per_sm(reduce7_warp_shuffle<T, A, UNROLL>, block, &cb, &c);
+    int r = red_resident_per_sm(reduce7_warp_shuffle<T, A, UNROLL>, block, &cb, &c);
     grid_passes<T>(x, s, reduce7_warp_shuffle<T, A, UNROLL>, reduce7_warp_shuffle<A, A, 1>, block, r,
                    (size_t)vec16<T>::N * UNROLL);
 }
@@ -457,7 +444,7 @@ static void run_cg(void *p, cudaStream_t s)
     const red_ctx *x = (const red_ctx *)p;
     const int block = BLOCK ? BLOCK : x->block;
     static int cb = 0, c = 0;
-    int r = resident_per_sm(reduce8_cg<T, A, UNROLL>, block, &cb, &c);
+    int r = red_resident_per_sm(reduce8_cg<T, A, UNROLL>, block, &cb, &c);
     grid_passes<T>(x, s, reduce8_cg<T, A, UNROLL>, reduce8_cg<A, A, 1>, block, r,
                    (size_t)vec16<T>::N * UNROLL);
 }
@@ -466,20 +453,8 @@ static void run_cg(void *p, cudaStream_t s)
 template <int DUMMY, typename T>
 static void run_cub(void *p, cudaStream_t s)
 {
-    typedef typename acc_of<T>::type A;
     const red_ctx *x = (const red_ctx *)p;
-    size_t bytes = x->cub_bytes;
-    CUDA_CHECK(cub::DeviceReduce::Sum(x->cub_temp, bytes, (const T *)x->in, (A *)x->result,
-                                      (int64_t)x->n, s));
-}
-
-template <typename T>
-static size_t cub_temp_bytes(size_t n)
-{
-    typedef typename acc_of<T>::type A;
-    size_t bytes = 0;
-    CUDA_CHECK(cub::DeviceReduce::Sum(NULL, bytes, (const T *)NULL, (A *)NULL, (int64_t)n));
-    return bytes;
+    red_cub_sum<T>(x->cub_temp, x->cub_bytes, x->in, x->result, x->n, s);
 }
 
 /* ---- variant table ------------------------------------------------------ */
@@ -639,9 +614,7 @@ int main(int argc, char **argv)
 
     size_t cub_bytes = 0;
     for (int k = 0; k < nsizes; k++) {
-        size_t b = type == RED_FLOAT ? cub_temp_bytes<float>(sizes[k])
-                 : type == RED_DOUBLE ? cub_temp_bytes<double>(sizes[k])
-                                      : cub_temp_bytes<int>(sizes[k]);
+        size_t b = red_cub_temp_bytes(type, sizes[k]);
         if (b > cub_bytes) cub_bytes = b;
     }
     size_t free_b = 0, total_b = 0;

@@ -38,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime.h>
-#include <cub/device/device_reduce.cuh>
 
 #include "check.h"
 #include "cpu_ref.h"
@@ -144,17 +143,6 @@ static unsigned int grid_for(const tfr_ctx *x, int block, int resident_per_sm, s
     return grid < 1 ? 1u : (unsigned int)grid;
 }
 
-template <typename K>
-static int resident_per_sm(K kernel, int block, int *cache_block, int *cache)
-{
-    if (*cache_block != block) {
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(cache, kernel, block, 0));
-        if (*cache < 1) *cache = 1;
-        *cache_block = block;
-    }
-    return *cache;
-}
-
 template <int UNROLL, int BLOCK, typename T>
 static void run_multi_pass(void *p, cudaStream_t s)
 {
@@ -162,7 +150,7 @@ static void run_multi_pass(void *p, cudaStream_t s)
     const tfr_ctx *x = (const tfr_ctx *)p;
     const int block = BLOCK ? BLOCK : x->block;
     static int cb = 0, c = 0;
-    int r = resident_per_sm(reduce_partials<T, A, UNROLL>, block, &cb, &c);
+    int r = red_resident_per_sm(reduce_partials<T, A, UNROLL>, block, &cb, &c);
     unsigned int grid = grid_for(x, block, r, (size_t)vec16<T>::N * UNROLL);
     A *dst = grid == 1 ? (A *)x->result : (A *)x->part;
     reduce_partials<T, A, UNROLL><<<grid, block, 0, s>>>((const T *)x->in, x->n, dst);
@@ -179,7 +167,7 @@ static void run_single_pass(void *p, cudaStream_t s)
     const tfr_ctx *x = (const tfr_ctx *)p;
     const int block = BLOCK ? BLOCK : x->block;
     static int cb = 0, c = 0;
-    int r = resident_per_sm(reduce_single_pass<T, A, UNROLL>, block, &cb, &c);
+    int r = red_resident_per_sm(reduce_single_pass<T, A, UNROLL>, block, &cb, &c);
     unsigned int grid = grid_for(x, block, r, (size_t)vec16<T>::N * UNROLL);
     reduce_single_pass<T, A, UNROLL><<<grid, block, 0, s>>>((const T *)x->in, x->n, (A *)x->part,
                                                              x->retired, (A *)x->result);
@@ -190,20 +178,8 @@ static void run_single_pass(void *p, cudaStream_t s)
 template <int DUMMY, int DUMMY2, typename T>
 static void run_cub(void *p, cudaStream_t s)
 {
-    typedef typename acc_of<T>::type A;
     const tfr_ctx *x = (const tfr_ctx *)p;
-    size_t bytes = x->cub_bytes;
-    CUDA_CHECK(cub::DeviceReduce::Sum(x->cub_temp, bytes, (const T *)x->in, (A *)x->result,
-                                      (int64_t)x->n, s));
-}
-
-template <typename T>
-static size_t cub_temp_bytes(size_t n)
-{
-    typedef typename acc_of<T>::type A;
-    size_t bytes = 0;
-    CUDA_CHECK(cub::DeviceReduce::Sum(NULL, bytes, (const T *)NULL, (A *)NULL, (int64_t)n));
-    return bytes;
+    red_cub_sum<T>(x->cub_temp, x->cub_bytes, x->in, x->result, x->n, s);
 }
 
 /* ---- variant table ------------------------------------------------------ */
@@ -419,9 +395,7 @@ int main(int argc, char **argv)
 
     size_t cub_bytes = 0;
     for (int k = 0; k < nsizes; k++) {
-        size_t b = type == RED_FLOAT ? cub_temp_bytes<float>(sizes[k])
-                 : type == RED_DOUBLE ? cub_temp_bytes<double>(sizes[k])
-                                      : cub_temp_bytes<int>(sizes[k]);
+        size_t b = red_cub_temp_bytes(type, sizes[k]);
         if (b > cub_bytes) cub_bytes = b;
     }
     size_t free_b = 0, total_b = 0;
