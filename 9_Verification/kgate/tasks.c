@@ -4,7 +4,11 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "check.h"
+#include "cpu_ref.h"
 
 /* The issue's profiles: general float rel 1e-4 / abs 1e-5; exp, tanh and
  * saturating functions rel 1e-2; reductions rel 1e-3 (plus a term scaled by
@@ -152,34 +156,28 @@ void kg_cpu_reference(const kg_task *t, kg_shape s, const void *in0, const void 
                 if (mag) mag[i * N + j] = a;
             }
     } else if (strcmp(nm, "histogram256") == 0) {
-        const unsigned char *d = (const unsigned char *)in0;
-        for (int b = 0; b < 256; b++) ref[b] = 0;
-        for (size_t i = 0; i < z.in0; i++) ref[d[i]] += 1;
+        unsigned int h[256];
+        cpu_histogram256((const unsigned char *)in0, z.in0, h);
+        for (int b = 0; b < 256; b++) ref[b] = h[b];
     } else if (strcmp(nm, "blur3x3") == 0) {
-        long long W = s.d[0], H = s.d[1], P = s.d[2];
-        for (size_t i = 0; i < z.out; i++) ref[i] = 0;
-        for (long long r = 0; r < H; r++)
-            for (long long c = 0; c < W; c++) {
-                double acc = 0;
-                int cnt = 0;
-                for (long long dr = -1; dr <= 1; dr++)
-                    for (long long dc = -1; dc <= 1; dc++) {
-                        long long rr = r + dr, cc = c + dc;
-                        if (rr < 0 || rr >= H || cc < 0 || cc >= W) continue;
-                        acc += x[rr * P + cc];
-                        cnt++;
-                    }
-                ref[r * P + c] = acc / cnt;
-            }
+        /* common/cpu_ref.c's blur (a double sum, rounded once to float);
+         * the padding of each row stays 0 */
+        int W = (int)s.d[0], H = (int)s.d[1];
+        size_t P = (size_t)s.d[2];
+        float *o = (float *)calloc(z.out, sizeof *o);
+        if (!o) return;
+        cpu_blur3x3_mean(x, P, o, P, W, H);
+        for (size_t i = 0; i < z.out; i++) ref[i] = o[i];
+        free(o);
     }
 }
 
 int kg_close(const kg_profile *p, double got, double ref, double mag)
 {
-    if (isnan(got) || isnan(ref)) return 0;
-    if (isinf(got) || isinf(ref)) return got == ref;
-    if (p->kind == KG_PROF_INT) return got == ref;
-    return fabs(got - ref) <= p->abs + p->rel * fabs(ref) + p->mag_rel * mag;
+    if (p->kind == KG_PROF_INT) return !isnan(got) && got == ref;
+    /* check.h's rule (NaN never, infinities only themselves), with the
+     * magnitude term of reductions added to the absolute part */
+    return close_enough(got, ref, p->abs + p->mag_rel * mag, p->rel);
 }
 
 double kg_mag_estimate(const kg_task *t, kg_shape s)
