@@ -17,9 +17,7 @@ void report_init(const char *sample, int json)
     g_failures = 0;
 }
 
-const char *report_sample(void) { return g_sample; }
 int report_json(void) { return g_json; }
-int report_failures(void) { return g_failures; }
 
 static void add_field(result_rec *r, const char *key, const char *val, rec_type type)
 {

@@ -45,7 +45,6 @@ typedef struct {
 } result_rec;
 
 void report_init(const char *sample, int json);
-const char *report_sample(void);
 int report_json(void);
 
 void rec_begin(result_rec *r, const char *variant);
@@ -80,7 +79,6 @@ void report_fail(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
-int report_failures(void);
 
 /* The closing line; returns the exit code (0 PASS, 1 FAIL). */
 int report_finish(void);
