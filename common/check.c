@@ -4,6 +4,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
 
@@ -99,4 +100,56 @@ void poison_host(void *p, size_t bytes)
 void poison_device(void *d_p, size_t bytes)
 {
     CUDA_CHECK(cudaMemset(d_p, 0xFF, bytes));
+}
+
+void *guarded_malloc(size_t bytes)
+{
+    void *d = NULL;
+    if (bytes > (size_t)-1 - CHECK_GUARD_BYTES) {
+        fprintf(stderr, "guarded_malloc: %zu bytes plus the guard overflow size_t\n", bytes);
+        exit(1);
+    }
+    CUDA_CHECK(cudaMalloc(&d, bytes + CHECK_GUARD_BYTES));
+    CUDA_CHECK(cudaMemset((char *)d + bytes, 0xFF, CHECK_GUARD_BYTES));
+    return d;
+}
+
+void guarded_free(void *d_p)
+{
+    if (d_p) CUDA_CHECK(cudaFree(d_p));
+}
+
+void poison_guarded(void *d_p, size_t used_bytes)
+{
+    CUDA_CHECK(cudaMemset(d_p, 0xFF, used_bytes + CHECK_GUARD_BYTES));
+}
+
+size_t check_guard_host(const char *what, const unsigned char *guard, size_t len)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (guard[i] == 0xFF) continue;
+        if (bad < CHECK_MAX_REPORTED)
+            fprintf(stderr, "  %s: byte %zu past the end was written (0x%02x, guard is 0xff)\n",
+                    what, i, guard[i]);
+        bad++;
+    }
+    if (bad)
+        fprintf(stderr, "  %s: %zu of the %zu guard bytes after the output changed: "
+                        "a write past the end\n", what, bad, len);
+    return bad;
+}
+
+size_t check_guard(const char *what, const void *d_p, size_t used_bytes)
+{
+    unsigned char *h = (unsigned char *)malloc(CHECK_GUARD_BYTES);
+    if (!h) {
+        fprintf(stderr, "check_guard: out of host memory\n");
+        exit(1);
+    }
+    CUDA_CHECK(cudaMemcpy(h, (const char *)d_p + used_bytes, CHECK_GUARD_BYTES,
+                          cudaMemcpyDeviceToHost));
+    size_t bad = check_guard_host(what, h, CHECK_GUARD_BYTES);
+    free(h);
+    return bad;
 }

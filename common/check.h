@@ -17,6 +17,23 @@
  * Poisoning: every output is filled with 0xFF bytes before a checked run.
  * As float that is NaN, as an integer 0xFFFFFFFF, so an element the kernel
  * never wrote fails the check instead of passing on stale data.
+ *
+ * Guard zones: comparing [0, n) cannot see a write past the end (a kernel
+ * without its `if (i < n)` passes every compare). So every device output is
+ * allocated with CHECK_GUARD_BYTES to spare, and a checked run at any size
+ * n poisons [0, n + guard) and afterwards requires [n, n + guard) to still
+ * hold 0xFF bytes:
+ *
+ *   float *d_c = (float *)guarded_malloc(cap * sizeof(float));  // cap >= every n checked
+ *   poison_guarded(d_c, n * sizeof(float));       // before the checked run
+ *   ... run, copy back, compare [0, n) ...
+ *   bad += check_guard("naive(n=1000) c", d_c, n * sizeof(float));
+ *   guarded_free(d_c);
+ *
+ * 64 KiB covers the overrun of a whole 1024-thread block of 16-byte stores,
+ * and a tile of 128 rows of a matrix writes its first stray row right after
+ * the end. Samples whose outputs are pitched (images) also check the padding
+ * columns themselves: those are inside the allocation, not after it.
  * Host-only C.
  */
 #ifndef COMMON_CHECK_H
@@ -54,6 +71,21 @@ double tol_sum_rel(double n);
 /* Fill host or device memory with 0xFF bytes (NaN as float). */
 void poison_host(void *p, size_t bytes);
 void poison_device(void *d_p, size_t bytes);   /* exits 1 on a CUDA error */
+
+/* Guard zones (see above). All exit 1 on a CUDA error. */
+#define CHECK_GUARD_BYTES ((size_t)65536)
+/* cudaMalloc of bytes + CHECK_GUARD_BYTES, the guard poisoned. */
+void *guarded_malloc(size_t bytes);
+void guarded_free(void *d_p);
+/* 0xFF over [0, used_bytes + CHECK_GUARD_BYTES) of a guarded_malloc buffer
+ * (used_bytes must not exceed the bytes it was allocated with). */
+void poison_guarded(void *d_p, size_t used_bytes);
+/* Copy [used_bytes, used_bytes + guard) back; returns the number of bytes
+ * that are no longer 0xFF (0 = nothing was written past the end), printing
+ * the first offsets past the end that changed. */
+size_t check_guard(const char *what, const void *d_p, size_t used_bytes);
+/* The same test on host memory already copied back (exposed for the tests). */
+size_t check_guard_host(const char *what, const unsigned char *guard, size_t len);
 
 #ifdef __cplusplus
 }

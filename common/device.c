@@ -38,6 +38,24 @@ const char *arch_name(int major, int minor)
     }
 }
 
+int tensor_flops_per_sm_clk(int major, int minor, tensor_type t)
+{
+    /* Dense (no sparsity) rates from NVIDIA's architecture whitepapers:
+     * A100 312 TFLOP/s BF16 at 108 SMs x 1410 MHz = 2048 per SM per clock;
+     * H100 SXM 989 TFLOP/s BF16 at 132 SMs x 1830 MHz = 4096. TF32 is half. */
+    int bf16 = 0;
+    if (major == 8 && minor == 0) bf16 = 2048;
+    if (major == 9 && minor == 0) bf16 = 4096;
+    return t == TENSOR_TF32 ? bf16 / 2 : bf16;
+}
+
+double peak_tensor_gflops(int sm_count, int major, int minor, tensor_type t, int sm_clock_khz)
+{
+    int per_clk = tensor_flops_per_sm_clk(major, minor, t);
+    if (sm_count <= 0 || per_clk <= 0 || sm_clock_khz <= 0) return 0.0;
+    return (double)sm_count * per_clk * sm_clock_khz * 1e3 / 1e9;
+}
+
 double peak_bandwidth_gbps(int mem_clock_khz, int bus_width_bits)
 {
     if (mem_clock_khz <= 0 || bus_width_bits <= 0) return 0.0;
@@ -84,6 +102,10 @@ int device_query(int id, device_info *d)
     d->fp32_lanes_per_sm = fp32_lanes_per_sm(d->cc_major, d->cc_minor);
     d->peak_gbps = peak_bandwidth_gbps(d->mem_clock_khz, d->bus_width_bits);
     d->peak_gflops = peak_fp32_gflops(d->sm_count, d->fp32_lanes_per_sm, d->sm_clock_khz);
+    d->peak_tf32_gflops = peak_tensor_gflops(d->sm_count, d->cc_major, d->cc_minor, TENSOR_TF32,
+                                             d->sm_clock_khz);
+    d->peak_bf16_gflops = peak_tensor_gflops(d->sm_count, d->cc_major, d->cc_minor, TENSOR_BF16,
+                                             d->sm_clock_khz);
     return 0;
 }
 

@@ -14,6 +14,12 @@
  *   FP32      = SMs x FP32 lanes per SM x 2 (an FMA is two flops) x SM clock
  * The lanes-per-SM table knows each architecture by compute capability and
  * says "unknown" (0) rather than guessing for one it does not know.
+ * Tensor cores have peaks of their own, and a percentage of peak must use
+ * the peak of the units that did the work (a TF32 GEMM against the FP32
+ * peak reads 600%):
+ *   TF32 / BF16 = SMs x dense tensor flops per SM per clock x SM clock
+ * with 2048 / 4096 flops per SM per clock on Hopper (CC 9.0: 1024 / 2048 on
+ * the A100, CC 8.0); other architectures say unknown (0).
  * Host-only C; the pure functions are unit-tested on the CPU.
  */
 #ifndef COMMON_DEVICE_H
@@ -41,12 +47,21 @@ typedef struct {
     int fp32_lanes_per_sm;   /* 0: unknown architecture */
     double peak_gbps;        /* theoretical DRAM bandwidth, 1e9 bytes/s */
     double peak_gflops;      /* theoretical FP32 rate; 0 when lanes unknown */
+    double peak_tf32_gflops; /* dense TF32 tensor-core rate; 0 when unknown */
+    double peak_bf16_gflops; /* dense BF16/FP16 tensor-core rate (FP32 accumulate); 0 when unknown */
 } device_info;
 
 /* FP32 lanes (CUDA cores) per SM for a compute capability; 0 if unknown. */
 int fp32_lanes_per_sm(int cc_major, int cc_minor);
 /* Architecture name ("Hopper", ...) or "unknown". */
 const char *arch_name(int cc_major, int cc_minor);
+/* Dense tensor-core flops per SM per clock for TF32 and for BF16 inputs
+ * with FP32 accumulation; 0 if unknown. */
+typedef enum { TENSOR_TF32 = 0, TENSOR_BF16 = 1 } tensor_type;
+int tensor_flops_per_sm_clk(int cc_major, int cc_minor, tensor_type t);
+/* GFLOP/s of the tensor cores; 0 if unknown. */
+double peak_tensor_gflops(int sm_count, int cc_major, int cc_minor, tensor_type t,
+                          int sm_clock_khz);
 /* GB/s from a memory clock in kHz and a bus width in bits (double data rate). */
 double peak_bandwidth_gbps(int mem_clock_khz, int bus_width_bits);
 /* GFLOP/s FP32 from SMs, lanes per SM and an SM clock in kHz; 0 if lanes is 0. */

@@ -62,6 +62,11 @@ void stats_summary(const double *v, int n, timing_stats *out)
     out->mean_ms = sum / n;
 }
 
+void host_prefault(void *p, size_t bytes)
+{
+    if (p && bytes) memset(p, 0, bytes);
+}
+
 void nvtx_push(const char *name)
 {
     if (name) nvtxRangePushA(name);
@@ -70,6 +75,41 @@ void nvtx_push(const char *name)
 void nvtx_pop(void)
 {
     nvtxRangePop();
+}
+
+#define NVTX_MAX_DEPTH 8
+
+int nvtx_split_path(const char *path, char parts[][64], int max)
+{
+    int n = 0;
+    if (!path) return 0;
+    const char *p = path;
+    while (*p && n < max) {
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        if (len > 0) {
+            if (len > 63) len = 63;
+            memcpy(parts[n], p, len);
+            parts[n][len] = '\0';
+            n++;
+        }
+        if (!slash) break;
+        p = slash + 1;
+    }
+    return n;
+}
+
+int nvtx_push_path(const char *path)
+{
+    char parts[NVTX_MAX_DEPTH][64];
+    int n = nvtx_split_path(path, parts, NVTX_MAX_DEPTH);
+    for (int i = 0; i < n; i++) nvtxRangePushA(parts[i]);
+    return n;
+}
+
+void nvtx_pop_n(int n)
+{
+    for (int i = 0; i < n; i++) nvtxRangePop();
 }
 
 /* A buffer twice the L2 size, written before each timed run: afterwards the
@@ -108,7 +148,7 @@ void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out)
     }
     for (int i = 0; i < 2 * reps; i++) CUDA_CHECK(cudaEventCreate(&ev[i]));
 
-    nvtx_push(cfg->nvtx_name);
+    int depth = nvtx_push_path(cfg->nvtx_name);
     for (int i = 0; i < cfg->warmups; i++) {
         if (cfg->flush_l2) flush_l2(cfg->stream);
         fn(ctx, cfg->stream);
@@ -120,7 +160,7 @@ void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out)
         CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], cfg->stream));
     }
     CUDA_CHECK(cudaStreamSynchronize(cfg->stream));
-    nvtx_pop();
+    nvtx_pop_n(depth);
 
     for (int i = 0; i < reps; i++) {
         float t = 0;

@@ -113,6 +113,31 @@ static void sum_tolerance_grows_with_n(void **state)
     assert_true(tol_sum_rel(1 << 28) < 0.02); /* 8 eps sqrt(2^28) = 0.0156 */
 }
 
+/* An intact guard (all 0xFF) passes; a single byte changed anywhere in it,
+ * first or last, is a write past the end and counts. */
+static void guard_untouched_passes(void **state)
+{
+    (void)state;
+    unsigned char g[256];
+    memset(g, 0xFF, sizeof g);
+    assert_int_equal(check_guard_host("t", g, sizeof g), 0);
+}
+
+static void guard_sees_one_byte_written_past_the_end(void **state)
+{
+    (void)state;
+    unsigned char g[256];
+    memset(g, 0xFF, sizeof g);
+    g[0] = 0x00;
+    assert_int_equal(check_guard_host("t", g, sizeof g), 1);
+    g[0] = 0xFF;
+    g[255] = 0xFE;
+    assert_int_equal(check_guard_host("t", g, sizeof g), 1);
+    memset(g, 0, 16);   /* a float4 store of zeros right after the end */
+    assert_int_equal(check_guard_host("t", g, sizeof g), 17);
+    assert_true(CHECK_GUARD_BYTES >= 1024 * 16);  /* a 1024-thread block of float4 stores */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -124,6 +149,8 @@ int main(void)
         cmocka_unit_test(integers_match_exactly),
         cmocka_unit_test(poison_makes_nan_and_all_ones),
         cmocka_unit_test(sum_tolerance_grows_with_n),
+        cmocka_unit_test(guard_untouched_passes),
+        cmocka_unit_test(guard_sees_one_byte_written_past_the_end),
     };
     return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }

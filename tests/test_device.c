@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -110,6 +111,50 @@ static void host_clock_moves_forward(void **state)
     assert_true(b >= a && a > 0);
 }
 
+/* H200: 132 SMs at 1980 MHz. TF32 2048 and BF16 4096 dense flops per SM per
+ * clock: 535 and 1070 TFLOP/s, the numbers a tensor-core GEMM's pct_peak is
+ * divided by (cuBLAS TF32 measured 397 TFLOP/s there: 74%, not 600%). */
+static void tensor_peaks_of_the_h200(void **state)
+{
+    (void)state;
+    assert_int_equal(tensor_flops_per_sm_clk(9, 0, TENSOR_TF32), 2048);
+    assert_int_equal(tensor_flops_per_sm_clk(9, 0, TENSOR_BF16), 4096);
+    assert_int_equal(tensor_flops_per_sm_clk(8, 0, TENSOR_BF16), 2048);
+    assert_int_equal(tensor_flops_per_sm_clk(8, 6, TENSOR_BF16), 0);   /* unknown: no guess */
+    assert_true(fabs(peak_tensor_gflops(132, 9, 0, TENSOR_TF32, 1980000) - 535265.28) < 0.01);
+    assert_true(fabs(peak_tensor_gflops(132, 9, 0, TENSOR_BF16, 1980000) - 1070530.56) < 0.01);
+    assert_true(peak_tensor_gflops(132, 7, 5, TENSOR_BF16, 1980000) == 0.0);
+}
+
+/* "sample/variant" becomes two nested ranges, which ncu's --nvtx-include
+ * "sample/variant/" selects; empty parts are skipped. */
+static void nvtx_path_splits_into_nested_ranges(void **state)
+{
+    (void)state;
+    char parts[8][64];
+    assert_int_equal(nvtx_split_path("vectorAdd/grid_stride_float4", parts, 8), 2);
+    assert_string_equal(parts[0], "vectorAdd");
+    assert_string_equal(parts[1], "grid_stride_float4");
+    assert_int_equal(nvtx_split_path("a//b/", parts, 8), 2);
+    assert_string_equal(parts[1], "b");
+    assert_int_equal(nvtx_split_path("one", parts, 8), 1);
+    assert_int_equal(nvtx_split_path("", parts, 8), 0);
+    assert_int_equal(nvtx_split_path(NULL, parts, 8), 0);
+    assert_int_equal(nvtx_split_path("a/b/c", parts, 2), 2);
+}
+
+static void prefault_writes_every_byte(void **state)
+{
+    (void)state;
+    size_t n = 3 * 4096 + 5;
+    unsigned char *p = malloc(n);
+    assert_non_null(p);
+    memset(p, 0xAB, n);
+    host_prefault(p, n);
+    for (size_t i = 0; i < n; i++) assert_int_equal(p[i], 0);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -118,6 +163,9 @@ int main(void)
         cmocka_unit_test(hbm_peak_of_the_h200),
         cmocka_unit_test(fp32_peak_of_the_h200),
         cmocka_unit_test(version_text),
+        cmocka_unit_test(tensor_peaks_of_the_h200),
+        cmocka_unit_test(nvtx_path_splits_into_nested_ranges),
+        cmocka_unit_test(prefault_writes_every_byte),
         cmocka_unit_test(median_and_summary),
         cmocka_unit_test(timing_defaults_follow_the_convention),
         cmocka_unit_test(host_clock_moves_forward),
