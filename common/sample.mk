@@ -16,8 +16,12 @@ SAMPLE ?= $(notdir $(CURDIR))
 SRCS ?= $(wildcard *.cu)
 CSRCS ?= $(wildcard *.c)
 LIBS ?=
-BIN := $(ROOT)/bin/$(SAMPLE)
-OBJDIR := $(ROOT)/build/$(SAMPLE)
+# BINDIR and BUILDDIR move the outputs elsewhere (tools/mutants.sh builds
+# each planted-bug copy of a sample into a folder of its own).
+BINDIR ?= $(ROOT)/bin
+BUILDDIR ?= $(ROOT)/build
+BIN := $(BINDIR)/$(SAMPLE)
+OBJDIR := $(BUILDDIR)/$(SAMPLE)
 
 # The common C sources are compiled into each sample's own object folder:
 # a little repeated work, but no races between samples under make -j.
