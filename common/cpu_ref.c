@@ -2,6 +2,7 @@
 #include "cpu_ref.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void cpu_vector_add(const float *a, const float *b, float *c, size_t n)
@@ -79,4 +80,53 @@ void cpu_blur3x3_mean(const float *in, size_t in_pitch, float *out, size_t out_p
             out[(size_t)y * out_pitch + x] = (float)(s / count);
         }
     }
+}
+
+/* Row j's box sums: rs[x] = in(max(x-r,0) .. min(x+r,width-1), j), in double. */
+static void box_row_sums_f64(const float *row, int width, int radius, double *rs)
+{
+    for (int x = 0; x < width; x++) {
+        int lo = x - radius < 0 ? 0 : x - radius;
+        int hi = x + radius > width - 1 ? width - 1 : x + radius;
+        double s = 0.0;
+        for (int i = lo; i <= hi; i++) s += row[i];
+        rs[x] = s;
+    }
+}
+
+int cpu_box_mean_f64(const float *in, size_t in_pitch, double *out, size_t out_pitch, int width,
+                     int height, int radius)
+{
+    if (width < 1 || height < 1 || radius < 0 || in_pitch < (size_t)width ||
+        out_pitch < (size_t)width)
+        return -1;
+    /* A ring of the 2r+1 row-sum rows the current output row needs (row j
+     * lives in slot j % ring), plus one row of column sums. */
+    int ring = 2 * radius + 1;
+    if (ring > height) ring = height;   /* never more rows than the image has */
+    double *rows = (double *)malloc(((size_t)ring + 1) * (size_t)width * sizeof(double));
+    if (!rows) return -1;
+    double *acc = rows + (size_t)ring * width;
+    int next = 0;   /* the next image row whose sums are not yet in the ring */
+    for (int y = 0; y < height; y++) {
+        int ylo = y - radius < 0 ? 0 : y - radius;
+        int yhi = y + radius > height - 1 ? height - 1 : y + radius;
+        for (; next <= yhi; next++)
+            box_row_sums_f64(in + (size_t)next * in_pitch, width, radius,
+                             rows + (size_t)(next % ring) * width);
+        for (int x = 0; x < width; x++) acc[x] = 0.0;
+        for (int j = ylo; j <= yhi; j++) {
+            const double *rs = rows + (size_t)(j % ring) * width;
+            for (int x = 0; x < width; x++) acc[x] += rs[x];
+        }
+        double nrows = (double)(yhi - ylo + 1);
+        double *o = out + (size_t)y * out_pitch;
+        for (int x = 0; x < width; x++) {
+            int xlo = x - radius < 0 ? 0 : x - radius;
+            int xhi = x + radius > width - 1 ? width - 1 : x + radius;
+            o[x] = acc[x] / (nrows * (double)(xhi - xlo + 1));
+        }
+    }
+    free(rows);
+    return 0;
 }

@@ -41,6 +41,24 @@ void cpu_histogram256(const unsigned char *data, size_t n, unsigned int hist[256
 void cpu_blur3x3_mean(const float *in, size_t in_pitch, float *out, size_t out_pitch, int width,
                       int height);
 
+/* Box mean of radius r >= 0 under the same edge rule, for any r (r = 1 is
+ * the 3x3 mean above, r = 0 a copy): with (x, y) and (i, j) counted inside
+ * the width x height image,
+ *     out(x, y) = sum of in(i, j) over |i - x| <= r, |j - y| <= r,
+ *                 0 <= i < width, 0 <= j < height,
+ *                 divided by the number of such pixels,
+ *                 (min(x+r, width-1) - max(x-r, 0) + 1) * (min(y+r, height-1) - max(y-r, 0) + 1).
+ * Pixels outside the image (an enclosing image's, when in points into one)
+ * are never read. Sums in double, separably (each row's sums, then sums of
+ * 2r+1 of those down each column: the box is the product of a column range
+ * and a row range, so this is the same sum), O(r) per pixel, result in
+ * double. in_pitch and out_pitch are row strides in elements (>= width);
+ * padding elements of out are not written. Returns 0, or -1 when the
+ * arguments are invalid (sizes < 1, r < 0, a pitch < width) or its scratch
+ * rows ((2r + 2) * width doubles) cannot be allocated. */
+int cpu_box_mean_f64(const float *in, size_t in_pitch, double *out, size_t out_pitch, int width,
+                     int height, int radius);
+
 #ifdef __cplusplus
 }
 #endif

@@ -128,6 +128,123 @@ static void blur_means_valid_neighbours_with_pitch(void **state)
     assert_true(o1 == 42);
 }
 
+/* The edge rule of cpu_box_mean_f64, worked out by hand. The ROI lies inside
+ * a larger image whose other pixels are 1000 and whose row padding is NaN:
+ * neither may reach a result. */
+static void box_mean_3x3_inside_a_larger_image(void **state)
+{
+    (void)state;
+    /* 5x4 image, pitch 6 (column 5 is padding), ROI 3x2 at (1, 1):
+     *     1 2 3
+     *     4 5 6                                                            */
+    float img[4 * 6];
+    for (int i = 0; i < 24; i++) img[i] = 1000.0f;
+    for (int y = 0; y < 4; y++) img[y * 6 + 5] = NAN;
+    const float roi[6] = {1, 2, 3, 4, 5, 6};
+    for (int y = 0; y < 2; y++)
+        for (int x = 0; x < 3; x++) img[(1 + y) * 6 + 1 + x] = roi[y * 3 + x];
+    double out[2 * 4];
+    for (int i = 0; i < 8; i++) out[i] = -1;
+    assert_int_equal(cpu_box_mean_f64(img + 6 + 1, 6, out, 4, 3, 2, 1), 0);
+    /* corners average 4 pixels, the top and bottom edges 6:
+     * (0,0) = (1+2+4+5)/4, (1,0) = (1+2+3+4+5+6)/6, (2,0) = (2+3+5+6)/4 */
+    assert_true(out[0] == 3.0 && out[1] == 3.5 && out[2] == 4.0);
+    assert_true(out[4] == 3.0 && out[5] == 3.5 && out[6] == 4.0);
+    assert_true(out[3] == -1 && out[7] == -1);   /* output padding is not written */
+}
+
+static void box_mean_radius2_impulse_counts(void **state)
+{
+    (void)state;
+    /* 4x4 image, one 1 at (0, 0), radius 2. out(x, y) = 1 / count(x, y)
+     * where (0, 0) is inside the clipped 5x5 box (x <= 2 and y <= 2), else 0.
+     * count = cols(x) * rows(y); for a side of 4 and r = 2 the clipped
+     * ranges hold 3, 4, 4, 3 pixels (x = 0: 0..2, x = 1: 0..3, x = 2: 0..3,
+     * x = 3: 1..3). */
+    float img[16] = {1};
+    double out[16];
+    assert_int_equal(cpu_box_mean_f64(img, 4, out, 4, 4, 4, 2), 0);
+    const double side[4] = {3, 4, 4, 3};
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 4; x++) {
+            double want = (x <= 2 && y <= 2) ? 1.0 / (side[x] * side[y]) : 0.0;
+            assert_true(fabs(out[y * 4 + x] - want) < 1e-15);
+        }
+    assert_true(fabs(out[0] - 1.0 / 9) < 1e-15 && fabs(out[1] - 1.0 / 12) < 1e-15 &&
+                fabs(out[5] - 1.0 / 16) < 1e-15 && out[3] == 0.0 && out[15] == 0.0);
+}
+
+static void box_mean_thin_images(void **state)
+{
+    (void)state;
+    double out[8];
+    /* 1x1: its own mean, whatever the radius */
+    float one = 42.0f;
+    assert_int_equal(cpu_box_mean_f64(&one, 1, out, 1, 1, 1, 1), 0);
+    assert_true(out[0] == 42.0);
+    assert_int_equal(cpu_box_mean_f64(&one, 3, out, 1, 1, 1, 8), 0);
+    assert_true(out[0] == 42.0);
+    /* a 1x5 column (pitch 2, padding NaN) and a 5x1 row, radius 1:
+     * ends average 2 pixels, the rest 3 */
+    float col[10] = {1, NAN, 2, NAN, 3, NAN, 4, NAN, 5, NAN};
+    const double want[5] = {1.5, 2, 3, 4, 4.5};
+    assert_int_equal(cpu_box_mean_f64(col, 2, out, 1, 1, 5, 1), 0);
+    for (int i = 0; i < 5; i++) assert_true(out[i] == want[i]);
+    float row[5] = {1, 2, 3, 4, 5};
+    assert_int_equal(cpu_box_mean_f64(row, 5, out, 5, 5, 1, 1), 0);
+    for (int i = 0; i < 5; i++) assert_true(out[i] == want[i]);
+    /* radius 2 on the row: (1+2+3)/3, (1+2+3+4)/4, 15/5, (2+3+4+5)/4, (3+4+5)/3 */
+    assert_int_equal(cpu_box_mean_f64(row, 5, out, 5, 5, 1, 2), 0);
+    assert_true(out[0] == 2 && out[1] == 2.5 && out[2] == 3 && out[3] == 3.5 && out[4] == 4);
+}
+
+static void box_mean_radius_past_the_image_is_the_image_mean(void **state)
+{
+    (void)state;
+    float img[6] = {1, 2, 3, 4, 5, 6};
+    double out[6];
+    assert_int_equal(cpu_box_mean_f64(img, 3, out, 3, 3, 2, 8), 0);
+    for (int i = 0; i < 6; i++) assert_true(out[i] == 3.5);
+    /* radius 0 copies */
+    assert_int_equal(cpu_box_mean_f64(img, 3, out, 3, 3, 2, 0), 0);
+    for (int i = 0; i < 6; i++) assert_true(out[i] == img[i]);
+}
+
+static void box_mean_radius1_matches_blur3x3(void **state)
+{
+    (void)state;
+    /* 37x23 random pixels, different in and out pitches: radius 1 is
+     * cpu_blur3x3_mean's rule; the two double sums differ only in order,
+     * so their float roundings differ by at most one ulp (|mean| < 1). */
+    enum { W = 37, H = 23, P = 41, Q = 39 };
+    float *in = malloc(sizeof(float) * P * H), *f = malloc(sizeof(float) * Q * H);
+    double *d = malloc(sizeof(double) * Q * H);
+    assert_non_null(in);
+    assert_non_null(f);
+    assert_non_null(d);
+    rng_fill_uniform(in, (size_t)P * H, 11, RNG_STREAM_A, -1, 1);
+    cpu_blur3x3_mean(in, P, f, Q, W, H);
+    assert_int_equal(cpu_box_mean_f64(in, P, d, Q, W, H, 1), 0);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            assert_true(fabs((double)f[y * Q + x] - d[y * Q + x]) <= ldexp(1.0, -24));
+    free(in);
+    free(f);
+    free(d);
+}
+
+static void box_mean_refuses_bad_arguments(void **state)
+{
+    (void)state;
+    float img[4] = {1, 2, 3, 4};
+    double out[4];
+    assert_int_equal(cpu_box_mean_f64(img, 2, out, 2, 0, 2, 1), -1);   /* no columns */
+    assert_int_equal(cpu_box_mean_f64(img, 2, out, 2, 2, 0, 1), -1);   /* no rows */
+    assert_int_equal(cpu_box_mean_f64(img, 2, out, 2, 2, 2, -1), -1);  /* negative radius */
+    assert_int_equal(cpu_box_mean_f64(img, 1, out, 2, 2, 2, 1), -1);   /* in pitch < width */
+    assert_int_equal(cpu_box_mean_f64(img, 2, out, 1, 2, 2, 1), -1);   /* out pitch < width */
+}
+
 static void rng_is_reproducible_and_in_range(void **state)
 {
     (void)state;
@@ -159,6 +276,12 @@ int main(void)
         cmocka_unit_test(integer_sum_is_exact_beyond_32_bits),
         cmocka_unit_test(histogram_counts_every_byte),
         cmocka_unit_test(blur_means_valid_neighbours_with_pitch),
+        cmocka_unit_test(box_mean_3x3_inside_a_larger_image),
+        cmocka_unit_test(box_mean_radius2_impulse_counts),
+        cmocka_unit_test(box_mean_thin_images),
+        cmocka_unit_test(box_mean_radius_past_the_image_is_the_image_mean),
+        cmocka_unit_test(box_mean_radius1_matches_blur3x3),
+        cmocka_unit_test(box_mean_refuses_bad_arguments),
         cmocka_unit_test(rng_is_reproducible_and_in_range),
     };
     return cmocka_run_group_tests_name("cpu_ref", tests, NULL, NULL);

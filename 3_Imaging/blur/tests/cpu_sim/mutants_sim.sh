@@ -1,0 +1,67 @@
+#!/bin/sh
+# mutants_sim.sh [NAME...]: apply each planted bug of ../../mutants (or those
+# named) to a copy of blur.cu and run the CPU simulation (run.sh) on it, for
+# the variant its args name; each must end in SIM FAIL. A CPU stand-in for
+# `make mutants` on a machine without a GPU: it shows that the checks see
+# each bug's effect, not that the GPU build fails the same way (a race, like
+# no_syncthreads_after_tile, may pass here by luck of the scheduling).
+# Exit 0 when every mutant is caught. Takes a few minutes.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+work=${TMPDIR:-/tmp}/blur_mutants_sim.$$
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+python3 - "$here/../../mutants" "$here/../../blur.cu" "$work" "$@" <<'PY' || exit 1
+import sys, os
+mfile, src, work, only = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+text = open(src).read()
+def unesc(s):
+    out, i = [], 0
+    while i < len(s):
+        if s[i] == '\\' and i + 1 < len(s):
+            out.append({'n': '\n', 't': '\t', '\\': '\\'}.get(s[i + 1], '\\' + s[i + 1])); i += 2
+        else:
+            out.append(s[i]); i += 1
+    return ''.join(out)
+muts, cur, run = [], None, ''
+for line in open(mfile).read().split('\n'):
+    if line.startswith('#'): continue
+    if line.strip() == '':
+        cur = None; continue
+    key, _, val = line.partition(':')
+    val = val[1:] if val.startswith(' ') else val
+    if key == 'run' and cur is None: run = val.split('#')[0].strip(); continue
+    if key == 'mutant': cur = {'name': val.strip(), 'args': run}; muts.append(cur); continue
+    if cur is not None: cur[key] = val if key in ('find', 'replace') else val.strip()
+bad = 0
+for m in muts:
+    if only and m['name'] not in only: continue
+    f, r = unesc(m['find']), unesc(m.get('replace', ''))
+    n = text.count(f)
+    if n != 1:
+        print(f"STALE {m['name']}: find occurs {n} times"); bad += 1; continue
+    variant = ''
+    for a in m['args'].split():
+        if a.startswith('--variant='): variant = a.split('=', 1)[1]
+    open(os.path.join(work, m['name'] + '.cu'), 'w').write(text.replace(f, r))
+    open(os.path.join(work, m['name'] + '.variant'), 'w').write(variant)
+sys.exit(1 if bad else 0)
+PY
+caught=0
+missed=0
+for cu in "$work"/*.cu; do
+    name=$(basename "$cu" .cu)
+    variant=$(cat "$work/$name.variant")
+    SIM_VARIANT=$variant "$here/run.sh" "$cu" >"$work/$name.log" 2>&1
+    rc=$?
+    if [ $rc -eq 1 ] && tail -n1 "$work/$name.log" | grep -q '^SIM FAIL'; then
+        caught=$((caught + 1))
+        echo "caught  $name ($(grep -c '^sim: FAIL' "$work/$name.log") failing runs${variant:+, --variant=$variant})"
+    else
+        missed=$((missed + 1))
+        echo "MISSED  $name: exit $rc, last line '$(tail -n1 "$work/$name.log")'"
+        tail -n5 "$work/$name.log" | sed 's/^/    /'
+    fi
+done
+echo "mutants in the CPU simulation: $caught caught, $missed missed"
+[ "$missed" -eq 0 ]
