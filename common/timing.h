@@ -55,6 +55,12 @@ timing_cfg timing_defaults(int reps);
 /* Run fn warmups + reps times; fill *out. Exits 1 on a CUDA error. */
 void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out);
 
+/* Enqueue on `stream` a write of a buffer twice the L2 size (allocated on
+ * first use): afterwards the L2 holds none of the caller's data. time_gpu
+ * does this before each run when cfg.flush_l2 is set; samples that time
+ * with events of their own (bandwidthTest) call it between trials. */
+void flush_l2(cudaStream_t stream);
+
 /* Wall-clock seconds from a monotonic clock (for the CPU variant). */
 double host_seconds(void);
 

@@ -64,6 +64,16 @@ int bw_batch_for(size_t bytes);
  * read_plus_write counts every byte twice (device-to-device). */
 double bw_gbps(size_t bytes, int copies, double ms, int read_plus_write);
 
+/* Device-to-device copies small enough to live in the L2 would measure the
+ * L2, not HBM, if the same source and destination were copied again and
+ * again (5041 GB/s at 16 MiB on the H200, 105% of its HBM peak). So the
+ * timed copies of `bytes` rotate over this many source/destination pairs,
+ * laid end to end, so that a pair is used again only after every other pair
+ * (at least 4 x l2_bytes of other data on each side) went through the cache:
+ * ceil(4 l2 / bytes), and 1 (no rotation) from 4 x L2 up. l2_bytes <= 0
+ * (unknown) counts as 256 MiB, more than any GPU's L2 so far. */
+int bw_d2d_rotation(size_t bytes, long long l2_bytes);
+
 /* Bytes of the buffer that evicts the CPU caches: 1.5 x the last-level cache
  * (llc_bytes, 0 if unknown -> 256 MiB assumed), at least 32 MiB, at most 1 GiB. */
 size_t bw_flush_bytes(long long llc_bytes);
@@ -94,9 +104,14 @@ typedef struct {
     const char *peak_basis;  /* "hbm", "pcie_gen5_x16", "unknown" */
     const char *counted;     /* "once" or "read+write" */
     int batch;               /* copies per timed trial */
+    int buffers;             /* source/destination pairs the timed copies rotate over (1: one) */
     int trials;
     const char *timing;      /* "events+spin", "events", "host_timer+cache_flush" */
 } bw_row;
+
+/* A figure above its physical limit is a wrong measurement (a cache, a
+ * timing error), never a result: 1 if row->gbps exceeds a known peak. */
+int bw_above_peak(const bw_row *row);
 
 /* The RESULT / JSON record of a row (report.h; fixed keys first). */
 void bw_fill_record(result_rec *r, const bw_row *row);
