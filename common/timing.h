@@ -21,9 +21,10 @@
  * "vectorAdd\/naive/": checked on the H200 with ncu 2025.3.1).
  *
  * CPU baselines: a fresh malloc'd buffer has no pages yet, so the first
- * pass over it measures page faults, not the loop (2418 ms against 336 ms
- * for vectorAdd at 2^27 on a 2-core machine). host_prefault() touches every
- * page of an output before the CPU variant is timed.
+ * pass over it measures page faults, not the loop (issue 19 measured
+ * vectorAdd's CPU loop at 2^27 on a 2-core development machine: 2418 ms
+ * cold, 336 ms warm). host_prefault() touches every page of an output
+ * before the CPU variant is timed.
  * Host-only C (runtime API); stats_median and friends are unit-tested.
  */
 #ifndef COMMON_TIMING_H

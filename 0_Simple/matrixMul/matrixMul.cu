@@ -157,8 +157,9 @@ __global__ void mm_coalesced(int M, int N, int K, float alpha, const float *__re
  * The global loads of the next step are issued right after barrier (1), into
  * two registers, so their latency hides behind this step's TILE FMAs instead
  * of stalling every thread at the top of the loop. Measured on the H200
- * (4096^3, 2026-11-29, experiments/tile32_ab.cu, results/H200/matrixMul_tile32_ab.txt):
- * loads at the top of the loop 8.48 TFLOP/s, with this prefetch 9.97. */
+ * (4096^3, experiments/tile32_ab.cu, 2026-11-29;
+ * results/H200/matrixMul_tile32_ab.txt, commit 10393d1): loads at the top of
+ * the loop 8.48 TFLOP/s, with this prefetch 9.97. */
 template <int TILE>
 __global__ void __launch_bounds__(TILE *TILE)
     mm_smem(int M, int N, int K, float alpha, const float *__restrict__ A,

@@ -73,7 +73,7 @@ namespace cg = cooperative_groups;
  * barrier: a thread that returned early would leave __syncthreads waiting
  * for it (undefined behaviour, and synccheck's complaint).
  * Each kernel's comment ends with what it measured on the H200 (2^28 floats,
- * block 256; results/H200/reduction.txt of 2026-11-29, commit 10393d1: CUB
+ * block 256; results/H200/reduction.txt, commit 10393d1, 2026-11-29: CUB
  * did 4498 GB/s, the HBM peak is 4814). These figures are copied by hand and
  * dated; `make bench` measures again and regenerates the README's table,
  * not these comments. */

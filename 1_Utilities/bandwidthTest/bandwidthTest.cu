@@ -12,7 +12,8 @@
  * buffer larger than the CPU's last-level cache so no copy starts from a
  * warm cache. Device-to-device copies smaller than 4x the L2 rotate over
  * enough source/destination pairs that no copy finds its data in the L2
- * (otherwise a 16 MiB copy "runs" at 105% of the HBM peak). Every copied
+ * (otherwise a 16 MiB copy "runs" at 104.7% of the HBM peak on the H200:
+ * results/H200/stale/bandwidthTest__mode_shmoo_csv.txt, commit 10393d1). Every copied
  * buffer is verified (a seeded pattern written, copied, compared, and a
  * poisoned guard zone after the destination left alone), before and after
  * timing: a wrong copy is a FAIL, never a figure, and so is a figure above
@@ -79,17 +80,7 @@ __global__ void pattern_fill(unsigned char *p, size_t bytes, uint64_t seed, uint
             p[j] = (unsigned char)(rng_hash(seed, stream, j / 8) >> (8 * (j % 8)));
 }
 
-/* The byte expected at offset j of a buffer of slots `slot` bytes apart,
- * each holding the pattern in its first `len` bytes and poison (0xFF) in
- * the rest (slot == len: the pattern everywhere). */
-__device__ __forceinline__ unsigned char expected_byte(size_t j, size_t slot, size_t len,
-                                                       uint64_t seed, uint64_t stream)
-{
-    if (slot != len && j % slot >= len) return 0xFF;
-    return (unsigned char)(rng_hash(seed, stream, j / 8) >> (8 * (j % 8)));
-}
-
-/* Compare [0, bytes) against the pattern (slot and len as above): res[0]
+/* Compare [0, bytes) against bw_expected_byte (slot and len): res[0]
  * counts wrong 8-byte words (and tail bytes), res[1] is the lowest wrong
  * byte offset (start at ~0). */
 __global__ void pattern_check(const unsigned char *p, size_t bytes, size_t slot, size_t len,
@@ -105,7 +96,7 @@ __global__ void pattern_check(const unsigned char *p, size_t bytes, size_t slot,
         } else {
             e = 0;
             for (int b = 0; b < 8; b++)
-                e |= (uint64_t)expected_byte(8 * w + b, slot, len, seed, stream) << (8 * b);
+                e |= (uint64_t)bw_expected_byte(8 * w + b, slot, len, seed, stream) << (8 * b);
         }
         if (e != g) {
             int b = 0;
@@ -116,7 +107,7 @@ __global__ void pattern_check(const unsigned char *p, size_t bytes, size_t slot,
     }
     if (tid == 0)
         for (size_t j = 8 * words; j < bytes; j++)
-            if (p[j] != expected_byte(j, slot, len, seed, stream)) {
+            if (p[j] != bw_expected_byte(j, slot, len, seed, stream)) {
                 atomicAdd(&res[0], 1ULL);
                 atomicMin(&res[1], (unsigned long long)j);
             }
@@ -227,7 +218,7 @@ static int dev_check_slots(run_ctx *c, const char *what, const void *d, size_t b
     unsigned char got = 0;
     CUDA_CHECK(cudaMemcpy(&got, (const unsigned char *)d + res[1], 1, cudaMemcpyDeviceToHost));
     size_t at = (size_t)res[1];
-    unsigned char want = (slot != len && at % slot >= len) ? 0xFF : bw_pattern_byte(c->seed, stream, at);
+    unsigned char want = bw_expected_byte(at, slot, len, c->seed, stream);
     fprintf(stderr, "  %s: first wrong byte at %zu: expected 0x%02x, got 0x%02x; %llu wrong "
                     "8-byte words of %zu bytes\n", what, at, want, got, res[0], bytes);
     return 0;

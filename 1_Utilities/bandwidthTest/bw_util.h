@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "report.h"
+#include "rng.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,7 +67,8 @@ double bw_gbps(size_t bytes, int copies, double ms, int read_plus_write);
 
 /* Device-to-device copies small enough to live in the L2 would measure the
  * L2, not HBM, if the same source and destination were copied again and
- * again (5041 GB/s at 16 MiB on the H200, 105% of its HBM peak). So the
+ * again (5041 GB/s at 16 MiB on the H200, 104.7% of its HBM peak:
+ * results/H200/stale/bandwidthTest__mode_shmoo_csv.txt, commit 10393d1). So the
  * timed copies of `bytes` rotate over this many source/destination pairs,
  * laid end to end, so that a pair is used again only after every other pair
  * (at least 4 x l2_bytes of other data on each side) went through the cache:
@@ -88,6 +90,20 @@ size_t bw_pattern_check(const char *what, const void *buf, size_t bytes, uint64_
                         uint64_t stream);
 /* The expected byte at offset j. */
 unsigned char bw_pattern_byte(uint64_t seed, uint64_t stream, size_t j);
+
+/* The byte expected at offset j of a destination of slots `slot` bytes
+ * apart, each holding the pattern (at its offset in the whole buffer) in its
+ * first `len` bytes and poison (0xFF) in the rest; slot == len: the pattern
+ * everywhere. This is what the rotated d2d copies must leave behind: the
+ * source pattern runs on over all the slots, and each copy moves the first
+ * `len` bytes of one slot to the same place in the destination. Host and
+ * device (the check kernel uses it). */
+RNG_HD unsigned char bw_expected_byte(size_t j, size_t slot, size_t len, uint64_t seed,
+                                      uint64_t stream)
+{
+    if (slot != len && j % slot >= len) return 0xFF;
+    return (unsigned char)(rng_hash(seed, stream, j / 8) >> (8 * (j % 8)));
+}
 
 /* ---- results ------------------------------------------------------------ */
 

@@ -117,6 +117,44 @@ static void d2d_rotation_covers_four_l2(void **state)
     assert_int_equal(bw_d2d_rotation(0, l2), 1);
 }
 
+/* What the rotated d2d copies leave behind, simulated on the host: the
+ * source pattern runs on over `pairs` slots, the destination is poisoned,
+ * each copy moves the first `len` bytes of its slot; afterwards every byte
+ * of the destination is what bw_expected_byte says, and a copy to the wrong
+ * place, a short copy or a slot skipped is seen. */
+static void rotated_copies_leave_the_expected_bytes(void **state)
+{
+    (void)state;
+    const size_t lens[] = {1000003, 4096, 13};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        size_t len = lens[k], slot = (len + 255) / 256 * 256, pairs = 7, span = pairs * slot;
+        unsigned char *src = malloc(span), *dst = malloc(span);
+        assert_non_null(src);
+        assert_non_null(dst);
+        bw_pattern_fill(src, span, 2026, 9);
+        for (int plant = 0; plant < 4; plant++) {
+            memset(dst, 0xFF, span);
+            for (size_t p = 0; p < pairs; p++) {
+                size_t off = p * slot, n = len;
+                if (plant == 1 && p == 3) off += 8;           /* wrong place */
+                if (plant == 2 && p == 5) n -= 1;             /* short copy */
+                if (plant == 3 && p == 6) continue;           /* slot skipped */
+                if (off + n > span) n = span - off;
+                memcpy(dst + off, src + off, n);
+            }
+            size_t bad = 0;
+            for (size_t j = 0; j < span; j++) bad += dst[j] != bw_expected_byte(j, slot, len, 2026, 9);
+            if (plant == 0) assert_int_equal(bad, 0);
+            else assert_true(bad > 0);
+        }
+        /* slot == len: plain pattern */
+        for (size_t j = 0; j < 64; j++)
+            assert_int_equal(bw_expected_byte(j, len, len, 2026, 9), bw_pattern_byte(2026, 9, j));
+        free(src);
+        free(dst);
+    }
+}
+
 static void pattern_round_trip_and_mismatch(void **state)
 {
     (void)state;
@@ -254,6 +292,7 @@ int main(void)
         cmocka_unit_test(pattern_round_trip_and_mismatch),
         cmocka_unit_test(records_text_json_csv),
         cmocka_unit_test(d2d_rotation_covers_four_l2),
+        cmocka_unit_test(rotated_copies_leave_the_expected_bytes),
         cmocka_unit_test(above_peak_is_refused),
         cmocka_unit_test(nvml_absent_is_unknown),
     };
