@@ -209,6 +209,27 @@ if grep -q mutated "$t/build/mutants/fake/shared/tree/common/shared.h" && grep -
 else bad "a common/ mutant was not applied to the copy only"; fi
 expect "common/ mutant: the fake survives it" 1 "fake/shared +SURVIVED"
 
+# --build-only builds without a GPU and runs nothing; a second build keeps an
+# unchanged copy (and its objects), a changed mutant is copied afresh.
+fake_tree "$t"
+printf '%s\n' 'mutant: m' 'what: w' 'file: fake.sh' 'find: value=PASS' 'replace: value=FAIL' \
+    >"$t/0_Simple/fake/mutants"
+out=$(cd "$t" && HAVE_GPU=0 MUTANT_JOBS=2 bash tools/mutants.sh --build-only 2>&1); rc=$?
+expect "--build-only without a GPU" 0 "built 1 mutants and 1 controls: 0 build error"
+if [ -x "$t/build/mutants/fake/m/bin/fake" ] && [ ! -f "$t/build/mutants/fake/m/run.out" ]; then ok
+else bad "--build-only: no binary, or something ran"; fi
+touch "$t/build/mutants/fake/m/obj/kept"
+out=$(cd "$t" && HAVE_GPU=0 bash tools/mutants.sh --build-only 2>&1); rc=$?
+if [ -f "$t/build/mutants/fake/m/obj/kept" ]; then ok; else bad "an unchanged mutant was rebuilt from scratch"; fi
+sed -i 's/replace: value=FAIL/replace: value=FAILED/' "$t/0_Simple/fake/mutants"
+out=$(cd "$t" && HAVE_GPU=0 bash tools/mutants.sh --build-only 2>&1); rc=$?
+if [ ! -f "$t/build/mutants/fake/m/obj/kept" ] && grep -q '^value=FAILED$' "$t/build/mutants/fake/m/tree/0_Simple/fake/fake.sh"; then ok
+else bad "a changed mutant kept its old copy"; fi
+printf '%s\n' 'mutant: m' 'what: w' 'file: fake.sh' 'find: value=PASS' 'replace: value=FAIL # BREAK_BUILD' \
+    >"$t/0_Simple/fake/mutants"
+out=$(cd "$t" && HAVE_GPU=0 bash tools/mutants.sh --build-only 2>&1); rc=$?
+expect "--build-only reports a build error" 1 "build error: build/mutants/fake/m"
+
 # A sample without a mutants file is an error; one of comments only is listed as having none.
 fake_tree "$t"
 run_tool "$t" --check
