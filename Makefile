@@ -6,6 +6,7 @@
 #   make test           unit tests (CPU) and process tests of every sample binary
 #   make verify         every sample under the four compute-sanitizer tools
 #   make bench          every sample at benchmark size, saved under results/
+#   make mutants        build and run every sample's planted bugs: each must FAIL
 #   make clean
 #   make SMS="80 90"    choose GPU architectures (default: the local GPU's, else 90)
 #   make dbg=1          device debug build (-G)
@@ -23,7 +24,7 @@ ifneq ($(words $(SAMPLES)),$(words $(sort $(SAMPLES))))
   $(error two sample folders share a name: $(SAMPLE_DIRS))
 endif
 
-.PHONY: all samples tools run test verify bench clean list $(SAMPLE_DIRS) $(TOOL_DIRS) $(SAMPLES)
+.PHONY: all samples tools run test verify bench mutants clean list $(SAMPLE_DIRS) $(TOOL_DIRS) $(SAMPLES)
 
 # The README's table of samples is regenerated from the folders on every build.
 all: samples tools
@@ -65,6 +66,12 @@ verify: all
 
 bench: samples
 	@tools/bench.sh $(SAMPLES)
+
+# Every sample's planted bugs (<folder>/mutants), each built into its own
+# folder under build/mutants/ and run: all must FAIL. Exit 2 without a GPU
+# (after checking that every mutant still applies).
+mutants:
+	@tools/mutants.sh
 
 clean:
 	rm -rf bin build

@@ -2,6 +2,7 @@
 #include "device.h"
 #include "report.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,10 +74,41 @@ void cuda_version_text(int version, char *buf, size_t len)
     snprintf(buf, len, "%d.%d", version / 1000, (version % 1000) / 10);
 }
 
-static int attr(enum cudaDeviceAttr a, int dev, int *v)
+static int runtime_attr(int *v, int a, int dev)
 {
-    *v = 0;
-    return (int)cudaDeviceGetAttribute(v, a, dev);
+    return (int)cudaDeviceGetAttribute(v, (enum cudaDeviceAttr)a, dev);
+}
+
+/* The attributes of device_info, in the order they are read. */
+typedef struct {
+    enum cudaDeviceAttr attr;
+    const char *name;
+    size_t offset;
+} attr_field;
+
+#define ATTR_FIELD(a, field) {a, #a, offsetof(device_info, field)}
+static const attr_field info_attrs[] = {
+    ATTR_FIELD(cudaDevAttrMultiProcessorCount, sm_count),
+    ATTR_FIELD(cudaDevAttrL2CacheSize, l2_bytes),
+    ATTR_FIELD(cudaDevAttrMemoryClockRate, mem_clock_khz),
+    ATTR_FIELD(cudaDevAttrGlobalMemoryBusWidth, bus_width_bits),
+    ATTR_FIELD(cudaDevAttrClockRate, sm_clock_khz),
+};
+
+int device_read_attrs(int id, device_info *d, device_attr_fn get)
+{
+    for (size_t k = 0; k < sizeof info_attrs / sizeof info_attrs[0]; k++) {
+        int v = 0;
+        int e = get(&v, (int)info_attrs[k].attr, id);
+        if (e != 0) {
+            snprintf(d->error, sizeof d->error,
+                     "cudaDeviceGetAttribute(%s, device %d) failed: %s (error %d)",
+                     info_attrs[k].name, id, cudaGetErrorString((cudaError_t)e), e);
+            return e;
+        }
+        *(int *)((char *)d + info_attrs[k].offset) = v;
+    }
+    return 0;
 }
 
 int device_query(int id, device_info *d)
@@ -84,21 +116,26 @@ int device_query(int id, device_info *d)
     struct cudaDeviceProp p;
     memset(d, 0, sizeof *d);
     cudaError_t e = cudaGetDeviceProperties(&p, id);
-    if (e != cudaSuccess) return (int)e;
+    if (e != cudaSuccess) {
+        snprintf(d->error, sizeof d->error, "cudaGetDeviceProperties(device %d) failed: %s", id,
+                 cudaGetErrorString(e));
+        return (int)e;
+    }
     d->id = id;
     snprintf(d->name, sizeof d->name, "%s", p.name);
     d->cc_major = p.major;
     d->cc_minor = p.minor;
     d->total_mem = p.totalGlobalMem;
-    int rc = 0;
-    rc |= attr(cudaDevAttrMultiProcessorCount, id, &d->sm_count);
-    rc |= attr(cudaDevAttrL2CacheSize, id, &d->l2_bytes);
-    rc |= attr(cudaDevAttrMemoryClockRate, id, &d->mem_clock_khz);
-    rc |= attr(cudaDevAttrGlobalMemoryBusWidth, id, &d->bus_width_bits);
-    rc |= attr(cudaDevAttrClockRate, id, &d->sm_clock_khz);
+    int rc = device_read_attrs(id, d, runtime_attr);
     if (rc) return rc;
-    if ((e = cudaDriverGetVersion(&d->driver_version)) != cudaSuccess) return (int)e;
-    if ((e = cudaRuntimeGetVersion(&d->runtime_version)) != cudaSuccess) return (int)e;
+    if ((e = cudaDriverGetVersion(&d->driver_version)) != cudaSuccess) {
+        snprintf(d->error, sizeof d->error, "cudaDriverGetVersion failed: %s", cudaGetErrorString(e));
+        return (int)e;
+    }
+    if ((e = cudaRuntimeGetVersion(&d->runtime_version)) != cudaSuccess) {
+        snprintf(d->error, sizeof d->error, "cudaRuntimeGetVersion failed: %s", cudaGetErrorString(e));
+        return (int)e;
+    }
     d->fp32_lanes_per_sm = fp32_lanes_per_sm(d->cc_major, d->cc_minor);
     d->peak_gbps = peak_bandwidth_gbps(d->mem_clock_khz, d->bus_width_bits);
     d->peak_gflops = peak_fp32_gflops(d->sm_count, d->fp32_lanes_per_sm, d->sm_clock_khz);
@@ -183,10 +220,12 @@ void device_setup_or_exit(const char *sample, int id, int quiet_stdout, device_i
         exit(1);
     }
     cudaError_t e = cudaSetDevice(id);
-    int rc = e == cudaSuccess ? device_query(id, out) : (int)e;
+    int rc = (int)e;
+    if (e == cudaSuccess) rc = device_query(id, out);
+    else snprintf(out->error, sizeof out->error, "cudaSetDevice(%d) failed: %s", id,
+                  cudaGetErrorString(e));
     if (rc != 0) {
-        fprintf(stderr, "%s: error: cannot use device %d: %s\n", sample, id,
-                cudaGetErrorString((cudaError_t)rc));
+        fprintf(stderr, "%s: error: cannot use device %d: %s\n", sample, id, out->error);
         printf("%s: FAIL (device %d unusable)\n", sample, id);
         exit(1);
     }

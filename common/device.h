@@ -49,6 +49,7 @@ typedef struct {
     double peak_gflops;      /* theoretical FP32 rate; 0 when lanes unknown */
     double peak_tf32_gflops; /* dense TF32 tensor-core rate; 0 when unknown */
     double peak_bf16_gflops; /* dense BF16/FP16 tensor-core rate (FP32 accumulate); 0 when unknown */
+    char error[192];         /* after a failed query: the call that failed and why */
 } device_info;
 
 /* FP32 lanes (CUDA cores) per SM for a compute capability; 0 if unknown. */
@@ -69,8 +70,18 @@ double peak_fp32_gflops(int sm_count, int lanes_per_sm, int sm_clock_khz);
 /* "13.0" from 13000. */
 void cuda_version_text(int version, char *buf, size_t len);
 
-/* Query device `id` into *out. Returns 0, or a CUDA error code (as int). */
+/* Query device `id` into *out. Returns 0, or the CUDA error code (as int) of
+ * the first call that failed, with out->error naming it: e.g.
+ * "cudaDeviceGetAttribute(cudaDevAttrClockRate, device 0) failed: ...". */
 int device_query(int id, device_info *out);
+
+/* The attribute reads of device_query, through `get` (cudaDeviceGetAttribute
+ * there; a stand-in in the tests): sm_count, l2_bytes, mem_clock_khz,
+ * bus_width_bits, sm_clock_khz, in that order. Stops at the first attribute
+ * that fails and returns its error code, never a mix of several (codes ORed
+ * together mean nothing), with out->error naming the attribute. */
+typedef int (*device_attr_fn)(int *value, int attr, int device);
+int device_read_attrs(int id, device_info *out, device_attr_fn get);
 
 /* Print the one-line header ("# device 0: ...") to the given stream. */
 void device_print_header(const device_info *d, FILE *f);

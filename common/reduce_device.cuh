@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <cuda_runtime.h>
 #include <cub/device/device_reduce.cuh>
 
@@ -122,6 +124,28 @@ __device__ __forceinline__ A thread_sum(const In *__restrict__ in, size_t n)
 }
 
 /* ---- host helpers shared by the launchers ------------------------------ */
+
+/* Most blocks the device can hold at once (blocks per SM x SMs): the most
+ * partial sums a pass-1 grid that "fills the GPU once" can write, so the
+ * size of the partial-sum buffer of the grid-stride variants. */
+static inline size_t red_max_resident_blocks(int device, int sm_count)
+{
+    int per_sm = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, device));
+    return (size_t)(per_sm > 0 ? per_sm : 32) * (size_t)(sm_count > 0 ? sm_count : 1);
+}
+
+/* The size guard of every pass that writes partial sums: a launch that would
+ * write more of them than the buffer holds stops the program before it
+ * writes past the end (a FAIL, not memory corruption). */
+static inline void red_partials_fit(const char *sample, size_t blocks, size_t capacity)
+{
+    if (blocks <= capacity) return;
+    fprintf(stderr, "%s: internal error: a pass of %zu blocks would write %zu partial sums into "
+                    "a buffer of %zu\n", sample, blocks, blocks, capacity);
+    printf("%s: FAIL (partial-sum buffer too small)\n", sample);
+    exit(1);
+}
 
 /* Resident blocks per SM of `kernel` at `block` threads (at least 1), asked
  * once per block size: *cache_block and *cache remember the last answer. */

@@ -124,7 +124,7 @@ static void flush_release(void)
     flush_buf = NULL;
 }
 
-static void flush_l2(cudaStream_t s)
+void flush_l2(cudaStream_t s)
 {
     if (!flush_buf) {
         int dev = 0, l2 = 0;

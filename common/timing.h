@@ -21,9 +21,10 @@
  * "vectorAdd\/naive/": checked on the H200 with ncu 2025.3.1).
  *
  * CPU baselines: a fresh malloc'd buffer has no pages yet, so the first
- * pass over it measures page faults, not the loop (2418 ms against 336 ms
- * for vectorAdd at 2^27 on a 2-core machine). host_prefault() touches every
- * page of an output before the CPU variant is timed.
+ * pass over it measures page faults, not the loop (issue 19 measured
+ * vectorAdd's CPU loop at 2^27 on a 2-core development machine: 2418 ms
+ * cold, 336 ms warm). host_prefault() touches every page of an output
+ * before the CPU variant is timed.
  * Host-only C (runtime API); stats_median and friends are unit-tested.
  */
 #ifndef COMMON_TIMING_H
@@ -54,6 +55,12 @@ timing_cfg timing_defaults(int reps);
 
 /* Run fn warmups + reps times; fill *out. Exits 1 on a CUDA error. */
 void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out);
+
+/* Enqueue on `stream` a write of a buffer twice the L2 size (allocated on
+ * first use): afterwards the L2 holds none of the caller's data. time_gpu
+ * does this before each run when cfg.flush_l2 is set; samples that time
+ * with events of their own (bandwidthTest) call it between trials. */
+void flush_l2(cudaStream_t stream);
 
 /* Wall-clock seconds from a monotonic clock (for the CPU variant). */
 double host_seconds(void);

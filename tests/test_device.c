@@ -8,8 +8,54 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <cuda_runtime_api.h>
+
 #include "device.h"
 #include "timing.h"
+
+/* A stand-in for cudaDeviceGetAttribute: every attribute answers 7, except
+ * the memory clock (error 1) and the SM clock (error 2). */
+static int calls;
+static int fake_attr(int *value, int attr, int device)
+{
+    (void)device;
+    calls++;
+    if (attr == (int)cudaDevAttrMemoryClockRate) return 1;
+    if (attr == (int)cudaDevAttrClockRate) return 2;
+    *value = 7;
+    return 0;
+}
+
+static int good_attr(int *value, int attr, int device)
+{
+    *value = attr * 10 + device;
+    return 0;
+}
+
+static void attribute_errors_name_the_first_failure(void **state)
+{
+    (void)state;
+    device_info d;
+    memset(&d, 0, sizeof d);
+    calls = 0;
+    int rc = device_read_attrs(3, &d, fake_attr);
+    /* The first failing attribute's own code, not 1 | 2 = 3. */
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(d.error, "cudaDevAttrMemoryClockRate"));
+    assert_non_null(strstr(d.error, "device 3"));
+    assert_null(strstr(d.error, "cudaDevAttrClockRate,"));
+    assert_int_equal(calls, 3);            /* it stopped there */
+    assert_int_equal(d.sm_count, 7);       /* what was read before is kept */
+    assert_int_equal(d.l2_bytes, 7);
+    memset(&d, 0, sizeof d);
+    assert_int_equal(device_read_attrs(1, &d, good_attr), 0);
+    assert_int_equal(d.sm_count, (int)cudaDevAttrMultiProcessorCount * 10 + 1);
+    assert_int_equal(d.sm_clock_khz, (int)cudaDevAttrClockRate * 10 + 1);
+    assert_int_equal(d.mem_clock_khz, (int)cudaDevAttrMemoryClockRate * 10 + 1);
+    assert_int_equal(d.bus_width_bits, (int)cudaDevAttrGlobalMemoryBusWidth * 10 + 1);
+    assert_int_equal(d.l2_bytes, (int)cudaDevAttrL2CacheSize * 10 + 1);
+    assert_string_equal(d.error, "");
+}
 
 static void lanes_per_sm_by_architecture(void **state)
 {
@@ -159,6 +205,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lanes_per_sm_by_architecture),
+        cmocka_unit_test(attribute_errors_name_the_first_failure),
         cmocka_unit_test(architecture_names),
         cmocka_unit_test(hbm_peak_of_the_h200),
         cmocka_unit_test(fp32_peak_of_the_h200),

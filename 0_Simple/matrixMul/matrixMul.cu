@@ -157,8 +157,9 @@ __global__ void mm_coalesced(int M, int N, int K, float alpha, const float *__re
  * The global loads of the next step are issued right after barrier (1), into
  * two registers, so their latency hides behind this step's TILE FMAs instead
  * of stalling every thread at the top of the loop. Measured on the H200
- * (4096^3, 2026-11-29, experiments/tile32_ab.cu, results/H200/matrixMul_tile32_ab.txt):
- * loads at the top of the loop 8.48 TFLOP/s, with this prefetch 9.97. */
+ * (4096^3, experiments/tile32_ab.cu, 2026-11-29;
+ * results/H200/matrixMul_tile32_ab.txt, commit 10393d1): loads at the top of
+ * the loop 8.48 TFLOP/s, with this prefetch 9.97. */
 template <int TILE>
 __global__ void __launch_bounds__(TILE *TILE)
     mm_smem(int M, int N, int K, float alpha, const float *__restrict__ A,
@@ -820,10 +821,11 @@ static void build_help_from_table(void)
                                  variants[v].tile);
     if (used < sizeof help_notes)
         snprintf(help_notes + used, sizeof help_notes - used,
-                 "Checks: CPU (double) reference at 1^3, 17^3, 33x65x129, 36x68x20, 128^3,\n"
-                 "257x263x271, 260x136x68; cuBLAS (pedantic FP32) at 1000x1003x997,\n"
-                 "1024x1028x1020 and MxNxK; each with beta=0 (C poisoned) and beta=-0.5.\n"
-                 "--quick checks and times only the four smallest shapes (33x65x129 timed).\n");
+                 "Checks: CPU (double) reference at 1^3, 17^3, 33x65x129, 36x68x20, 260x136x68,\n"
+                 "128^3, 257x263x271; cuBLAS (pedantic FP32) at 1000x1003x997,\n"
+                 "1024x1028x1020 and MxNxK; each with beta=0 (C poisoned) and beta=-0.5, and a\n"
+                 "poisoned guard zone after C. --quick checks the first five shapes and times\n"
+                 "33x65x129.\n");
 }
 
 /* ---- checking ---------------------------------------------------------- */
@@ -844,13 +846,14 @@ typedef struct {
 static const float CHECK_ALPHA = 1.5f, CHECK_BETA = -0.5f;
 
 /* Put C in its pre-run state: poison for beta == 0 (an unwritten element is
- * NaN and fails), the saved random C for beta != 0. */
+ * NaN and fails), the saved random C for beta != 0. Either way the guard
+ * zone right after the M x N elements is poisoned too, so a store to a row
+ * past M (or a column past N wrapping beyond the last row) fails check_guard. */
 static void prepare_c(const mm_bufs *b, const shape *s, float beta)
 {
     size_t bytes = (size_t)s->M * s->N * sizeof(float);
-    if (beta == 0.0f)
-        poison_device(b->d_C, bytes);
-    else
+    poison_guarded(b->d_C, bytes);
+    if (beta != 0.0f)
         CUDA_CHECK(cudaMemcpy(b->d_C, b->d_C0, bytes, cudaMemcpyDeviceToDevice));
 }
 
@@ -883,6 +886,7 @@ static void check_shape(const shape *s, int cpu_ref, const int *wanted, int *ok,
             run_one(&variants[0], b, s, CHECK_ALPHA, beta); /* cuBLAS pedantic */
             CUDA_CHECK(cudaMemcpy(b->h_out, b->d_C, nc * sizeof(float), cudaMemcpyDeviceToHost));
             for (size_t i = 0; i < nc; i++) b->h_ref[i] = b->h_out[i];
+            if (check_guard("cublas (reference) C", b->d_C, nc * sizeof(float)) != 0) ok[0] = 0;
         }
         for (int v = 0; v < N_VARIANTS; v++) {
             if (!wanted[v] || (!cpu_ref && variants[v].kind == VK_REF)) continue;
@@ -896,6 +900,7 @@ static void check_shape(const shape *s, int cpu_ref, const int *wanted, int *ok,
                      s->M, s->N, s->K, beta, cpu_ref ? "cpu" : "cublas");
             if (check_close_f32_f64(what, b->h_out, b->h_ref, nc, abs_tol, rel_tol) != 0)
                 ok[v] = 0;
+            if (check_guard(what, b->d_C, nc * sizeof(float)) != 0) ok[v] = 0;
         }
     }
 }
@@ -919,11 +924,14 @@ int main(int argc, char **argv)
         main_s.N = 65;
         main_s.K = 129;
     }
+    /* --quick checks the first five: the fifth is the smallest that spans
+     * more than one 128x128 block tile in both M and N (a dropped last tile
+     * row or column shows), with the tail of a 16-deep K step. */
     static const shape cpu_shapes[] = {{1, 1, 1},       {17, 17, 17},    {33, 65, 129},
-                                       {36, 68, 20},    {128, 128, 128}, {257, 263, 271},
-                                       {260, 136, 68}};
+                                       {36, 68, 20},    {260, 136, 68},  {128, 128, 128},
+                                       {257, 263, 271}};
     static const shape gpu_shapes[] = {{1000, 1003, 997}, {1024, 1028, 1020}};
-    const int n_cpu = o.quick ? 4 : (int)(sizeof cpu_shapes / sizeof cpu_shapes[0]);
+    const int n_cpu = o.quick ? 5 : (int)(sizeof cpu_shapes / sizeof cpu_shapes[0]);
     const int n_gpu = o.quick ? 0 : (int)(sizeof gpu_shapes / sizeof gpu_shapes[0]);
 
     /* Buffers hold the largest of every shape used. */
@@ -968,7 +976,7 @@ int main(int argc, char **argv)
     }
     CUDA_CHECK(cudaMalloc(&b.d_A, (size_t)maxA * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&b.d_B, (size_t)maxB * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&b.d_C, (size_t)maxC * sizeof(float)));
+    b.d_C = (float *)guarded_malloc((size_t)maxC * sizeof(float));   /* the output: guard after it */
     CUDA_CHECK(cudaMalloc(&b.d_C0, (size_t)maxC * sizeof(float)));
     CUBLAS_CHECK(cublasCreate(&b.h_fp32));
     CUBLAS_CHECK(cublasCreate(&b.h_tf32));
@@ -1004,6 +1012,8 @@ int main(int argc, char **argv)
             if ((double)cpu_shapes[i].M * cpu_shapes[i].N * cpu_shapes[i].K >
                 (double)s->M * s->N * s->K)
                 s = &cpu_shapes[i];
+        /* the output's pages are touched first: the loop is timed, not page faults */
+        host_prefault(b.h_ref, (size_t)s->M * s->N * sizeof(double));
         double t0 = host_seconds();
         cpu_sgemm_f64(s->M, s->N, s->K, 1.0, b.h_A, s->K, b.h_B, s->N, 0.0, b.h_C0, b.h_ref,
                       s->N);
@@ -1051,7 +1061,12 @@ int main(int argc, char **argv)
         double gflops = mm_gflops(main_s.M, main_s.N, main_s.K, t.median_ms);
         if (var->kind == VK_REF) ref_gflops = gflops;
         rec_str(&r, "status", "PASS");
-        rec_perf(&r, t.median_ms, "gflops", gflops, dev.peak_gflops, "cublas", ref_gflops);
+        /* pct_peak against the units that did the work: the TF32 tensor
+         * cores for cublas_tf32 (against the FP32 peak it read 608%), the
+         * FP32 lanes for everything else; no pct_peak where that is unknown */
+        double peak = var->kind == VK_TF32 ? dev.peak_tf32_gflops : dev.peak_gflops;
+        rec_perf(&r, t.median_ms, "gflops", gflops, peak, "cublas", ref_gflops);
+        if (var->kind == VK_TF32) rec_str(&r, "peak", "tf32_tensor");
         /* TF32 is another precision: context, never a headline or a target */
         if (var->kind == VK_TF32) rec_str(&r, "role", "context");
         rec_num(&r, "min_ms", t.min_ms);
@@ -1062,7 +1077,7 @@ int main(int argc, char **argv)
     CUBLAS_CHECK(cublasDestroy(b.h_tf32));
     CUDA_CHECK(cudaFree(b.d_A));
     CUDA_CHECK(cudaFree(b.d_B));
-    CUDA_CHECK(cudaFree(b.d_C));
+    guarded_free(b.d_C);
     CUDA_CHECK(cudaFree(b.d_C0));
     free(b.h_A);
     free(b.h_B);

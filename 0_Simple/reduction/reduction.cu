@@ -33,8 +33,9 @@
  * partial sums until one value is left), so all times are comparable.
  *
  * Types: --type=float (default), double, int. float and double accumulate in
- * their own type; int accumulates in long long and is exact. Tolerance: see
- * reduce_ref.h (|got - ref| <= 8 eps sqrt(n) sum|x|).
+ * their own type; int accumulates in long long. The inputs are small nonzero
+ * integers (reduce_input.h), so every type's sum is exact and the check
+ * demands equality (reduce_ref.h): one lost element fails, at any n.
  * Bytes counted: n * sizeof(element), read once; 1e9 bytes per GB.
  */
 #include <math.h>
@@ -72,8 +73,10 @@ namespace cg = cooperative_groups;
  * barrier: a thread that returned early would leave __syncthreads waiting
  * for it (undefined behaviour, and synccheck's complaint).
  * Each kernel's comment ends with what it measured on the H200 (2^28 floats,
- * block 256, results/H200/reduction.txt, 2026-11-29: CUB did 4498 GB/s, the
- * HBM peak is 4814); `make bench` measures them again. */
+ * block 256; results/H200/reduction.txt, commit 10393d1, 2026-11-29: CUB
+ * did 4498 GB/s, the HBM peak is 4814). These figures are copied by hand and
+ * dated; `make bench` measures again and regenerates the README's table,
+ * not these comments. */
 
 /* Dynamic shared memory, typed. One raw declaration serves every A. */
 template <typename A>
@@ -320,9 +323,12 @@ typedef struct {
     int block;          /* --block */
     int sm_count;
     void *part[2];      /* partial sums (accumulator type), ping-pong */
+    size_t part_cap[2]; /* how many partial sums each holds (the size guard) */
     void *result;       /* one accumulator: the sum */
     void *cub_temp;
     size_t cub_bytes;
+    size_t grid_cap;    /* 0, or at most this many blocks in a grid-stride
+                           pass (checks: makes every thread loop) */
 } red_ctx;
 
 template <typename In, typename A>
@@ -366,6 +372,7 @@ static void tile_passes(const red_ctx *x, cudaStream_t s, red_kernel<T, typename
     size_t m = x->n;
     for (int pass = 0;; pass++) {
         size_t blocks = (m + per_block - 1) / per_block;
+        if (blocks > 1) red_partials_fit("reduction", blocks, x->part_cap[pass & 1]);
         A *dst = blocks == 1 ? (A *)x->result : (A *)x->part[pass & 1];
         if (pass == 0) first<<<(unsigned)blocks, x->block, smem, s>>>((const T *)src, m, dst);
         else next<<<(unsigned)blocks, x->block, smem, s>>>((const A *)src, m, dst);
@@ -394,7 +401,9 @@ static void run_tile(void *p, cudaStream_t s)
 }
 
 /* Kernels 6-8: pass 1 with a grid that fills the GPU once (resident blocks
- * per SM x SMs, fewer when n is small), pass 2 one block over its partials. */
+ * per SM x SMs, fewer when n is small), pass 2 one block over its partials.
+ * The checks also run them on a grid of x->grid_cap blocks, so that at small
+ * n every thread goes round its grid-stride loop many times. */
 template <typename T>
 static void grid_passes(const red_ctx *x, cudaStream_t s, red_kernel<T, typename acc_of<T>::type> first,
                         red_kernel<typename acc_of<T>::type, typename acc_of<T>::type> next,
@@ -404,7 +413,9 @@ static void grid_passes(const red_ctx *x, cudaStream_t s, red_kernel<T, typename
     size_t want = (x->n + (size_t)block * per_thread - 1) / ((size_t)block * per_thread);
     size_t grid = (size_t)resident_per_sm * x->sm_count;
     if (want < grid) grid = want;
+    if (x->grid_cap > 0 && grid > x->grid_cap) grid = x->grid_cap;
     if (grid < 1) grid = 1;
+    if (grid > 1) red_partials_fit("reduction", grid, x->part_cap[0]);
     A *dst = grid == 1 ? (A *)x->result : (A *)x->part[0];
     first<<<(unsigned)grid, block, 0, s>>>((const T *)x->in, x->n, dst);
     CHECK_LAUNCH();
@@ -466,22 +477,23 @@ typedef struct {
     timed_fn run[3];    /* by red_type: float, double, int */
     int is_reference;
     int block;          /* fixed block size, or 0 for --block */
+    int grid_stride;    /* 1: a grid-stride kernel (also checked on a tiny grid) */
     const char *what;
 } variant;
 
 static const variant variants[] = {
-    {"cub", BY_TYPE(run_cub, 0), 1, 0, "cub::DeviceReduce::Sum (reference)"},
-    {"interleaved_divergent", BY_TYPE(run_tile, 0), 0, 0, "0: interleaved addressing, divergent branch"},
-    {"interleaved_bank_conflicts", BY_TYPE(run_tile, 1), 0, 0, "1: interleaved addressing, strided index (bank conflicts)"},
-    {"sequential", BY_TYPE(run_tile, 2), 0, 0, "2: sequential addressing"},
-    {"first_add_load", BY_TYPE(run_tile, 3), 0, 0, "3: two elements per thread, first add during load"},
-    {"unroll_last_warp", BY_TYPE(run_tile, 4), 0, 0, "4: last warp with __syncwarp only"},
-    {"complete_unroll", BY_TYPE(run_tile, 5), 0, 0, "5: template block size, fully unrolled tree"},
-    {"multi_element", BY_TYPE(run_multi_element, 0), 0, 0, "6: grid-stride, many elements per thread"},
-    {"warp_shuffle", BY_TYPE(run_warp_shuffle, 1, 0), 0, 0, "7: 16-byte loads, warp shuffles"},
-    {"warp_shuffle_u4", BY_TYPE(run_warp_shuffle, 4, 0), 0, 0, "7: + 4 independent loads in flight"},
-    {"warp_shuffle_u8_b512", BY_TYPE(run_warp_shuffle, 8, 512), 0, 512, "7: 8 loads in flight, 512 threads"},
-    {"cg_reduce", BY_TYPE(run_cg, 4, 0), 0, 0, "8: cooperative groups cg::reduce, 4 loads in flight"},
+    {"cub", BY_TYPE(run_cub, 0), 1, 0, 0, "cub::DeviceReduce::Sum (reference)"},
+    {"interleaved_divergent", BY_TYPE(run_tile, 0), 0, 0, 0, "0: interleaved addressing, divergent branch"},
+    {"interleaved_bank_conflicts", BY_TYPE(run_tile, 1), 0, 0, 0, "1: interleaved addressing, strided index (bank conflicts)"},
+    {"sequential", BY_TYPE(run_tile, 2), 0, 0, 0, "2: sequential addressing"},
+    {"first_add_load", BY_TYPE(run_tile, 3), 0, 0, 0, "3: two elements per thread, first add during load"},
+    {"unroll_last_warp", BY_TYPE(run_tile, 4), 0, 0, 0, "4: last warp with __syncwarp only"},
+    {"complete_unroll", BY_TYPE(run_tile, 5), 0, 0, 0, "5: template block size, fully unrolled tree"},
+    {"multi_element", BY_TYPE(run_multi_element, 0), 0, 0, 1, "6: grid-stride, many elements per thread"},
+    {"warp_shuffle", BY_TYPE(run_warp_shuffle, 1, 0), 0, 0, 1, "7: 16-byte loads, warp shuffles"},
+    {"warp_shuffle_u4", BY_TYPE(run_warp_shuffle, 4, 0), 0, 0, 1, "7: + 4 independent loads in flight"},
+    {"warp_shuffle_u8_b512", BY_TYPE(run_warp_shuffle, 8, 512), 0, 512, 1, "7: 8 loads in flight, 512 threads"},
+    {"cg_reduce", BY_TYPE(run_cg, 4, 0), 0, 0, 1, "8: cooperative groups cg::reduce, 4 loads in flight"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -512,28 +524,50 @@ static const size_t quick_sizes[] = {1, 2, 31, 33, 1000, 4097, (1u << 20) + 1};
 
 /* ---- checking ----------------------------------------------------------- */
 
+/* Grid-stride variants are checked a second time on a grid of this many
+ * blocks at sizes up to SMALL_GRID_MAX_N: with a grid that covers small n
+ * in one sweep, a wrong stride or a broken unrolled loop would never run. */
+#define SMALL_GRID 3
+#define SMALL_GRID_MAX_N ((size_t)1 << 22)
+
 /* Run variant v once on the first ref->n elements and compare with the CPU.
- * The partial-sum buffers and the result are poisoned first (NaN / -1), so a
- * partial that was never written, or read before it was, fails the check. */
-static int check_variant(const variant *v, red_type t, const red_ctx *ctx, size_t part_bytes[2],
-                         const red_ref *ref)
+ * The partial-sum buffers, the result and the guard zones after each are
+ * poisoned first (NaN / -1), so a partial that was never written, or read
+ * before it was, fails the check, and so does a write past the end of any
+ * of them (check_guard). */
+static int check_once(const variant *v, red_type t, const red_ctx *ctx, const red_ref *ref,
+                      size_t grid_cap)
 {
     red_ctx x = *ctx;
     x.n = ref->n;
-    poison_device(x.part[0], part_bytes[0]);
-    poison_device(x.part[1], part_bytes[1]);
-    poison_device(x.result, red_acc_size(t));
+    x.grid_cap = grid_cap;
+    const size_t asize = red_acc_size(t);
+    poison_guarded(x.part[0], x.part_cap[0] * asize);
+    poison_guarded(x.part[1], x.part_cap[1] * asize);
+    poison_guarded(x.result, asize);
     v->run[t](&x, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
     union { float f; double d; long long i; } got;
     memset(&got, 0, sizeof got);
-    CUDA_CHECK(cudaMemcpy(&got, x.result, red_acc_size(t), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&got, x.result, asize, cudaMemcpyDeviceToHost));
     double gfp = t == RED_FLOAT ? (double)got.f : got.d;
-    char msg[256];
-    if (red_check(t, ref, gfp, got.i, msg, sizeof msg)) return 1;
-    fprintf(stderr, "reduction: %s (%s, block %d): %s\n", v->name, red_type_name(t),
-            v->block ? v->block : x.block, msg);
+    char msg[512], what[160], cap[48] = "";
+    if (grid_cap) snprintf(cap, sizeof cap, ", grid of %zu blocks", grid_cap);
+    snprintf(what, sizeof what, "reduction: %s (%s, block %d%s, n=%zu)", v->name,
+             red_type_name(t), v->block ? v->block : x.block, cap, ref->n);
+    size_t bad = check_guard(what, x.result, asize);
+    bad += check_guard(what, x.part[0], x.part_cap[0] * asize);
+    bad += check_guard(what, x.part[1], x.part_cap[1] * asize);
+    if (red_check(t, ref, gfp, got.i, msg, sizeof msg)) return bad == 0;
+    fprintf(stderr, "%s: %s\n", what, msg);
     return 0;
+}
+
+static int check_variant(const variant *v, red_type t, const red_ctx *ctx, const red_ref *ref)
+{
+    int ok = check_once(v, t, ctx, ref, 0);
+    if (v->grid_stride && ref->n <= SMALL_GRID_MAX_N) ok &= check_once(v, t, ctx, ref, SMALL_GRID);
+    return ok;
 }
 
 static void fail_arg(const char *msg)
@@ -599,18 +633,22 @@ int main(int argc, char **argv)
     size_t in_bytes;
     if (opts_checked_bytes("--n", (long long)max_n, esize, 1, 1ULL << 40, &in_bytes, err, sizeof err))
         fail_arg(err);
-    /* Partials: pass 1 of the tile kernels writes ceil(n / block) of them;
-     * the grid-stride kernels at most 32 resident blocks per SM (< 8192). */
-    size_t part_n[2];
-    part_n[0] = (max_n + opt_block - 1) / opt_block;
-    if (part_n[0] < 8192) part_n[0] = 8192;
-    part_n[1] = (part_n[0] + opt_block - 1) / opt_block + 1;
-    size_t part_bytes[2] = {part_n[0] * asize, part_n[1] * asize};
     const int reps = (o.quick && o.reps == OPTS_DEFAULT_REPS) ? 3 : o.reps;
 
     report_init("reduction", o.json);
     device_info dev;
     device_setup_or_exit("reduction", o.device, o.json, &dev);
+
+    /* Partials: pass 1 of the tile kernels writes ceil(n / block) of them,
+     * the next pass ceil(that / block) into the other buffer; the
+     * grid-stride kernels one per resident block at most. Every launch
+     * checks its grid against these capacities (red_partials_fit). */
+    size_t part_n[2];
+    part_n[0] = (max_n + opt_block - 1) / opt_block;
+    const size_t resident = red_max_resident_blocks(o.device, dev.sm_count);
+    if (part_n[0] < resident) part_n[0] = resident;
+    part_n[1] = (part_n[0] + opt_block - 1) / opt_block + 1;
+    const size_t part_bytes[2] = {part_n[0] * asize, part_n[1] * asize};
 
     size_t cub_bytes = 0;
     for (int k = 0; k < nsizes; k++) {
@@ -619,7 +657,8 @@ int main(int argc, char **argv)
     }
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    double need = (double)in_bytes + part_bytes[0] + part_bytes[1] + cub_bytes + (64 << 20);
+    double need = (double)in_bytes + part_bytes[0] + part_bytes[1] + 3.0 * CHECK_GUARD_BYTES +
+                  cub_bytes + (64 << 20);
     if (need > (double)free_b) {
         report_fail("--n=%zu (%s): needs %.2f GB of device memory, the device has %.2f GB free",
                     max_n, red_type_name(type), need / 1e9, free_b / 1e9);
@@ -630,9 +669,12 @@ int main(int argc, char **argv)
     red_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     CUDA_CHECK(cudaMalloc(&d_in, in_bytes));
-    CUDA_CHECK(cudaMalloc(&ctx.part[0], part_bytes[0]));
-    CUDA_CHECK(cudaMalloc(&ctx.part[1], part_bytes[1]));
-    CUDA_CHECK(cudaMalloc(&ctx.result, asize));
+    /* Outputs with a guard zone after each (check.h). */
+    ctx.part[0] = guarded_malloc(part_bytes[0]);
+    ctx.part[1] = guarded_malloc(part_bytes[1]);
+    ctx.part_cap[0] = part_n[0];
+    ctx.part_cap[1] = part_n[1];
+    ctx.result = guarded_malloc(asize);
     CUDA_CHECK(cudaMalloc(&ctx.cub_temp, cub_bytes > 0 ? cub_bytes : 1));
     ctx.in = d_in;
     ctx.n = n;
@@ -665,7 +707,7 @@ int main(int argc, char **argv)
         if (selected >= 0 && v != selected && !variants[v].is_reference) continue;
         if (selected < 0 && !strcmp(opt_variant, "cpu") && !variants[v].is_reference) continue;
         for (int k = 0; k < nsizes; k++) {
-            int pass = check_variant(&variants[v], type, &ctx, part_bytes, &refs[k]);
+            int pass = check_variant(&variants[v], type, &ctx, &refs[k]);
             ok[v] &= pass;
             if (opt_check_sizes) {
                 result_rec r;
@@ -733,9 +775,9 @@ int main(int argc, char **argv)
     }
 
     CUDA_CHECK(cudaFree(d_in));
-    CUDA_CHECK(cudaFree(ctx.part[0]));
-    CUDA_CHECK(cudaFree(ctx.part[1]));
-    CUDA_CHECK(cudaFree(ctx.result));
+    guarded_free(ctx.part[0]);
+    guarded_free(ctx.part[1]);
+    guarded_free(ctx.result);
     CUDA_CHECK(cudaFree(ctx.cub_temp));
     return report_finish();
 }

@@ -101,13 +101,14 @@ typedef struct {
     const char *name;
     timed_fn run;
     int is_reference;   /* the copy: timed, not checked as an addition */
+    int grid_stride;    /* 1: also checked on a tiny grid (see check_variant) */
     const char *what;
 } variant;
 
 static const variant variants[] = {
-    {"memcpy_d2d", run_memcpy, 1, "cudaMemcpy device-to-device of one array (reference)"},
-    {"naive", run_naive, 0, "one thread per element"},
-    {"grid_stride_float4", run_grid_stride, 0, "grid-stride loop, 16-byte loads"},
+    {"memcpy_d2d", run_memcpy, 1, 0, "cudaMemcpy device-to-device of one array (reference)"},
+    {"naive", run_naive, 0, 0, "one thread per element"},
+    {"grid_stride_float4", run_grid_stride, 0, 1, "grid-stride loop, 16-byte loads"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -142,7 +143,8 @@ static void build_help_from_table(void)
                               variants[v].name, variants[v].what);
     }
     snprintf(help_notes + h, sizeof help_notes - h,
-             "  %-20s %s\n--quick checks n = 1, 3, 1000, 4097 and 2^17+3.", "cpu",
+             "  %-20s %s\n--quick checks n = 1, 3, 1000, 4097 and 2^17+3 (the grid-stride kernel "
+             "also on a 3-block grid).", "cpu",
              "the CPU baseline, timed once");
 }
 
@@ -153,18 +155,20 @@ static void build_help_from_table(void)
  * round-to-nearest), so the tolerance is zero: any difference is a bug.
  * c is poisoned over [0, n) and the guard zone after it; the compare sees
  * an element left unwritten, check_guard a write past element n-1 (what a
- * kernel without its bounds check does at n = 1000). */
+ * kernel without its bounds check does at n = 1000). grid_blocks != 0
+ * replaces the grid of the grid-stride kernel. */
 static int check_variant(const variant *v, add_ctx *ctx, size_t n, const float *h_ref,
-                         float *h_out)
+                         float *h_out, int grid_blocks)
 {
     add_ctx x = *ctx;
     x.n = n;
+    if (grid_blocks) x.grid_stride_blocks = grid_blocks;
     poison_guarded(x.c, n * sizeof(float));
     v->run(&x, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(h_out, x.c, n * sizeof(float), cudaMemcpyDeviceToHost));
     char what[96];
-    snprintf(what, sizeof what, "%s(n=%zu) c", v->name, n);
+    snprintf(what, sizeof what, "%s(n=%zu%s) c", v->name, n, grid_blocks ? ", 3-block grid" : "");
     size_t bad = check_close_f32(what, h_out, h_ref, n, 0.0, 0.0);
     bad += check_guard(what, x.c, n * sizeof(float));
     return bad == 0;
@@ -234,15 +238,23 @@ int main(int argc, char **argv)
                 flush ? "flushed before each run" : "not flushed (data is over 4x L2)");
 
     /* Check every addition variant first: odd sizes that are not multiples of
-     * the block or of 4, then the full size. */
+     * the block or of 4, then the full size. The grid-stride kernel's own
+     * grid covers 4 x its threads (4 x 270k on an H200) in one sweep, so at
+     * the small sizes it is also checked on a 3-block grid: every thread
+     * then goes round the loop, and a wrong stride or loop bound shows. */
     const size_t small_sizes[] = {1, 3, 1000, 4097, (1u << 17) + 3};
+    const int tiny_grid = 3;
     int ok[N_VARIANTS];
     for (int v = 0; v < N_VARIANTS; v++) {
         ok[v] = 1;
         if (variants[v].is_reference) continue;
-        for (size_t s = 0; s < sizeof small_sizes / sizeof small_sizes[0]; s++)
-            if (small_sizes[s] <= n) ok[v] &= check_variant(&variants[v], &ctx, small_sizes[s], h_ref, h_out);
-        ok[v] &= check_variant(&variants[v], &ctx, n, h_ref, h_out);
+        for (size_t s = 0; s < sizeof small_sizes / sizeof small_sizes[0]; s++) {
+            if (small_sizes[s] > n) continue;
+            ok[v] &= check_variant(&variants[v], &ctx, small_sizes[s], h_ref, h_out, 0);
+            if (variants[v].grid_stride)
+                ok[v] &= check_variant(&variants[v], &ctx, small_sizes[s], h_ref, h_out, tiny_grid);
+        }
+        ok[v] &= check_variant(&variants[v], &ctx, n, h_ref, h_out, 0);
     }
 
     result_rec r;

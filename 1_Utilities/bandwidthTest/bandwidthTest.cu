@@ -10,9 +10,14 @@
  * Pageable copies are synchronous (the driver stages them through its own
  * pinned buffers), so each one is timed with a host timer, after touching a
  * buffer larger than the CPU's last-level cache so no copy starts from a
- * warm cache. Every copied buffer is verified (a seeded pattern written,
- * copied, compared), before and after timing: a wrong copy is a FAIL, never
- * a figure.
+ * warm cache. Device-to-device copies smaller than 4x the L2 rotate over
+ * enough source/destination pairs that no copy finds its data in the L2
+ * (otherwise a 16 MiB copy "runs" at 104.7% of the HBM peak on the H200:
+ * results/H200/stale/bandwidthTest__mode_shmoo_csv.txt, commit 10393d1). Every copied
+ * buffer is verified (a seeded pattern written, copied, compared, and a
+ * poisoned guard zone after the destination left alone), before and after
+ * timing: a wrong copy is a FAIL, never a figure, and so is a figure above
+ * the physical peak.
  *
  * Build:  make -C 1_Utilities/bandwidthTest      (or `make bandwidthTest` at the top)
  * Run:    bin/bandwidthTest                      pinned H2D/D2H at 256 MiB, D2D at 1 GiB,
@@ -25,7 +30,8 @@
  *   h2d_wc d2h_wc. Device-to-device bytes are counted read + write (2 x size);
  *   host transfers once. pct_peak: HBM peak (memory clock x 2 x bus width / 8)
  *   for D2D; the PCIe link's max generation x width (from NVML, loaded at run
- *   time) for host transfers, omitted when NVML is absent.
+ *   time) for host transfers, omitted when NVML is absent. buffers=K on a
+ *   record: the timed copies rotated over K source/destination pairs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +40,7 @@
 #include <cuda_runtime.h>
 
 #include "bw_util.h"
+#include "check.h"
 #include "cuda_check.h"
 #include "device.h"
 #include "options.h"
@@ -73,16 +80,24 @@ __global__ void pattern_fill(unsigned char *p, size_t bytes, uint64_t seed, uint
             p[j] = (unsigned char)(rng_hash(seed, stream, j / 8) >> (8 * (j % 8)));
 }
 
-/* Compare against the pattern: res[0] counts wrong 8-byte words (and tail
- * bytes), res[1] is the lowest wrong byte offset (start at ~0). */
-__global__ void pattern_check(const unsigned char *p, size_t bytes, uint64_t seed,
-                              uint64_t stream, unsigned long long *res)
+/* Compare [0, bytes) against bw_expected_byte (slot and len): res[0]
+ * counts wrong 8-byte words (and tail bytes), res[1] is the lowest wrong
+ * byte offset (start at ~0). */
+__global__ void pattern_check(const unsigned char *p, size_t bytes, size_t slot, size_t len,
+                              uint64_t seed, uint64_t stream, unsigned long long *res)
 {
     size_t words = bytes / 8;
     size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t w = tid; w < words; w += stride) {
-        uint64_t e = rng_hash(seed, stream, w), g = ((const uint64_t *)p)[w];
+        uint64_t g = ((const uint64_t *)p)[w], e;
+        if (slot == len || (8 * w) % slot + 8 <= len) {
+            e = rng_hash(seed, stream, w);   /* the whole word is pattern */
+        } else {
+            e = 0;
+            for (int b = 0; b < 8; b++)
+                e |= (uint64_t)bw_expected_byte(8 * w + b, slot, len, seed, stream) << (8 * b);
+        }
         if (e != g) {
             int b = 0;
             while (((e ^ g) >> (8 * b) & 0xff) == 0) b++;
@@ -92,7 +107,7 @@ __global__ void pattern_check(const unsigned char *p, size_t bytes, uint64_t see
     }
     if (tid == 0)
         for (size_t j = 8 * words; j < bytes; j++)
-            if (p[j] != (unsigned char)(rng_hash(seed, stream, j / 8) >> (8 * (j % 8)))) {
+            if (p[j] != bw_expected_byte(j, slot, len, seed, stream)) {
                 atomicAdd(&res[0], 1ULL);
                 atomicMin(&res[1], (unsigned long long)j);
             }
@@ -185,31 +200,42 @@ static void dev_fill(run_ctx *c, void *d, size_t bytes, uint64_t stream)
     CUDA_CHECK(cudaStreamSynchronize(c->s));
 }
 
-/* 1 if device buffer d holds the pattern; a mismatch is described on stderr. */
-static int dev_check(run_ctx *c, const char *what, const void *d, size_t bytes, uint64_t stream)
+/* 1 if device buffer d holds the pattern over [0, bytes), in slots of
+ * `slot` bytes whose first `len` hold it and whose rest is still poison
+ * (slot == len == bytes: one buffer); a mismatch is described on stderr. */
+static int dev_check_slots(run_ctx *c, const char *what, const void *d, size_t bytes,
+                           size_t slot, size_t len, uint64_t stream)
 {
     unsigned long long res[2];
     CUDA_CHECK(cudaMemsetAsync(c->d_res, 0, sizeof(unsigned long long), c->s));
     CUDA_CHECK(cudaMemsetAsync(c->d_res + 1, 0xFF, sizeof(unsigned long long), c->s));
-    pattern_check<<<c->check_blocks, 256, 0, c->s>>>((const unsigned char *)d, bytes, c->seed,
-                                                      stream, c->d_res);
+    pattern_check<<<c->check_blocks, 256, 0, c->s>>>((const unsigned char *)d, bytes, slot, len,
+                                                      c->seed, stream, c->d_res);
     CHECK_LAUNCH();
     CUDA_CHECK(cudaMemcpyAsync(res, c->d_res, sizeof res, cudaMemcpyDeviceToHost, c->s));
     CUDA_CHECK(cudaStreamSynchronize(c->s));
     if (res[0] == 0) return 1;
     unsigned char got = 0;
     CUDA_CHECK(cudaMemcpy(&got, (const unsigned char *)d + res[1], 1, cudaMemcpyDeviceToHost));
-    fprintf(stderr, "  %s: first wrong byte at %llu: expected 0x%02x, got 0x%02x; %llu wrong "
-                    "8-byte words of %zu bytes\n",
-            what, res[1], bw_pattern_byte(c->seed, stream, (size_t)res[1]), got, res[0], bytes);
+    size_t at = (size_t)res[1];
+    unsigned char want = bw_expected_byte(at, slot, len, c->seed, stream);
+    fprintf(stderr, "  %s: first wrong byte at %zu: expected 0x%02x, got 0x%02x; %llu wrong "
+                    "8-byte words of %zu bytes\n", what, at, want, got, res[0], bytes);
     return 0;
+}
+
+static int dev_check(run_ctx *c, const char *what, const void *d, size_t bytes, uint64_t stream)
+{
+    return dev_check_slots(c, what, d, bytes, bytes, bytes, stream);
 }
 
 /* ---- one transfer ------------------------------------------------------ */
 
+/* Every destination has CHECK_GUARD_BYTES of guard zone after its capacity:
+ * device ones from guarded_malloc, host ones allocated that much larger. */
 typedef struct {
     int dir, mem;
-    void *src, *dst;               /* dst/src of the measured copy */
+    void *src, *dst;               /* dst/src of the measured copy (d2d: pools of pairs) */
     void *d_scratch;               /* WC host destination: checked through the device */
     enum cudaMemcpyKind kind;
 } xfer;
@@ -225,12 +251,13 @@ static void copy_once(run_ctx *c, const xfer *x, size_t bytes)
     }
 }
 
+/* 0xFF over the destination's first `bytes` and the guard zone after them. */
 static void poison_dst(run_ctx *c, const xfer *x, size_t bytes)
 {
     if (x->dir == DIR_D2H) {
-        memset(x->dst, 0xFF, bytes);
+        memset(x->dst, 0xFF, bytes + CHECK_GUARD_BYTES);
     } else {
-        CUDA_CHECK(cudaMemsetAsync(x->dst, 0xFF, bytes, c->s));
+        CUDA_CHECK(cudaMemsetAsync(x->dst, 0xFF, bytes + CHECK_GUARD_BYTES, c->s));
         CUDA_CHECK(cudaStreamSynchronize(c->s));
     }
 }
@@ -242,17 +269,31 @@ static void fill_src(run_ctx *c, const xfer *x, size_t bytes, uint64_t stream)
     else dev_fill(c, x->src, bytes, stream);
 }
 
-/* 1 if the destination holds the pattern. */
+/* 1 if the destination holds the pattern and the guard zone after it is
+ * untouched (nothing was written past the end). Device destinations may be
+ * checked as slots (see dev_check_slots; pass slot = len = bytes for one). */
+static int check_dst_slots(run_ctx *c, const xfer *x, size_t bytes, size_t slot, size_t len,
+                           uint64_t stream, const char *what)
+{
+    if (x->dir != DIR_D2H)
+        return dev_check_slots(c, what, x->dst, bytes, slot, len, stream) &
+               (check_guard(what, x->dst, bytes) == 0);
+    if (x->mem != MEM_WC)
+        return (bw_pattern_check(what, x->dst, bytes, c->seed, stream) == 0) &
+               (check_guard_host(what, (const unsigned char *)x->dst + bytes, CHECK_GUARD_BYTES) == 0);
+    /* The CPU reads write-combined memory uncached (slowly): copy it, guard
+     * zone included, to the device by DMA and compare there. */
+    CUDA_CHECK(cudaMemsetAsync(x->d_scratch, 0xFF, bytes + CHECK_GUARD_BYTES, c->s));
+    CUDA_CHECK(cudaMemcpyAsync(x->d_scratch, x->dst, bytes + CHECK_GUARD_BYTES,
+                               cudaMemcpyHostToDevice, c->s));
+    CUDA_CHECK(cudaStreamSynchronize(c->s));
+    return dev_check(c, what, x->d_scratch, bytes, stream) &
+           (check_guard(what, x->d_scratch, bytes) == 0);
+}
+
 static int check_dst(run_ctx *c, const xfer *x, size_t bytes, uint64_t stream, const char *what)
 {
-    if (x->dir != DIR_D2H) return dev_check(c, what, x->dst, bytes, stream);
-    if (x->mem != MEM_WC) return bw_pattern_check(what, x->dst, bytes, c->seed, stream) == 0;
-    /* The CPU reads write-combined memory uncached (slowly): copy it to the
-     * device by DMA and compare there. */
-    CUDA_CHECK(cudaMemsetAsync(x->d_scratch, 0xFF, bytes, c->s));
-    CUDA_CHECK(cudaMemcpyAsync(x->d_scratch, x->dst, bytes, cudaMemcpyHostToDevice, c->s));
-    CUDA_CHECK(cudaStreamSynchronize(c->s));
-    return dev_check(c, what, x->d_scratch, bytes, stream);
+    return check_dst_slots(c, x, bytes, bytes, bytes, stream, what);
 }
 
 /* Copy once into a poisoned destination and verify. */
@@ -270,9 +311,17 @@ static void flush_cpu_caches(run_ctx *c)
     for (size_t i = 0; i < c->flush_bytes; i += 64) p[i] = (unsigned char)(p[i] + 1);
 }
 
-/* Median milliseconds per copy; *batch_out copies per trial. */
-static double time_copies(run_ctx *c, const xfer *x, size_t bytes, int *batch_out,
-                          const char **method)
+/* Copies per timed trial (pageable copies are timed one at a time). */
+static int batch_of(const xfer *x, size_t bytes)
+{
+    return x->mem == MEM_PAGEABLE ? 1 : bw_batch_for(bytes);
+}
+
+/* Median milliseconds per copy; *batch_out copies per trial. Copy number j
+ * (counting warm-ups) uses pair j % pairs: source and destination at offset
+ * (j % pairs) x slot. */
+static double time_copies(run_ctx *c, const xfer *x, size_t bytes, int pairs, size_t slot,
+                          int *batch_out, const char **method)
 {
     double *ms = (double *)malloc(sizeof(double) * (size_t)c->trials);
     if (!ms) {
@@ -294,7 +343,12 @@ static double time_copies(run_ctx *c, const xfer *x, size_t bytes, int *batch_ou
         }
     } else {
         batch = bw_batch_for(bytes);
+        size_t j = 0;
         for (int t = -c->warmups; t < c->trials; t++) {
+            /* d2d: each trial starts with none of its buffers in the L2
+             * (the pattern fill and the poisoning just wrote them), and
+             * within a trial the pairs rotate (pairs >= batch) */
+            if (x->dir == DIR_D2D) flush_l2(c->s);
             int spin = c->use_spin;
             if (spin) {
                 ((volatile int *)c->h_flag)[0] = 0;
@@ -303,8 +357,11 @@ static double time_copies(run_ctx *c, const xfer *x, size_t bytes, int *batch_ou
                 CHECK_LAUNCH();
             }
             CUDA_CHECK(cudaEventRecord(c->start, c->s));
-            for (int b = 0; b < batch; b++)
-                CUDA_CHECK(cudaMemcpyAsync(x->dst, x->src, bytes, x->kind, c->s));
+            for (int b = 0; b < batch; b++, j++) {
+                size_t off = (j % (size_t)pairs) * slot;
+                CUDA_CHECK(cudaMemcpyAsync((char *)x->dst + off, (const char *)x->src + off, bytes,
+                                           x->kind, c->s));
+            }
             CUDA_CHECK(cudaEventRecord(c->stop, c->s));
             if (spin) __atomic_store_n(&c->h_flag[0], 1, __ATOMIC_SEQ_CST);
             CUDA_CHECK(cudaEventSynchronize(c->stop));
@@ -325,6 +382,23 @@ static double time_copies(run_ctx *c, const xfer *x, size_t bytes, int *batch_ou
     return med;
 }
 
+/* Source/destination pairs the timed copies of `bytes` use: the rotation
+ * for d2d (bw_d2d_rotation), but no more pairs than there are copies. */
+static int pairs_used(const run_ctx *c, const xfer *x, size_t bytes)
+{
+    if (x->dir != DIR_D2D) return 1;
+    long long copies = (long long)(c->warmups + c->trials) * batch_of(x, bytes);
+    int k = bw_d2d_rotation(bytes, c->dev.l2_bytes);
+    return copies < k ? (int)copies : k;
+}
+
+/* Distance between the pairs: the size rounded up to 256 bytes, so every
+ * copy starts as aligned as cudaMalloc's own buffers. */
+static size_t pair_slot(size_t bytes, int pairs)
+{
+    return pairs > 1 ? (bytes + 255) / 256 * 256 : bytes;
+}
+
 /* Check, time, check again; emit one record. Returns 1 if it passed. */
 static int run_one(run_ctx *c, const xfer *x, size_t bytes, int precheck_ok)
 {
@@ -343,20 +417,37 @@ static int run_one(run_ctx *c, const xfer *x, size_t bytes, int precheck_ok)
     row.bytes = bytes;
     row.ok = precheck_ok && checked_copy(c, x, bytes, stream, what);
     if (row.ok) {
-        poison_dst(c, x, bytes);   /* the timed copies must write it all again */
+        /* The timed copies use `pairs` source/destination pairs, `slot`
+         * bytes apart. The source pattern runs on over all of them (byte j
+         * of the pattern at offset j) and the destinations are poisoned, so
+         * afterwards each destination slot must hold the pattern in its
+         * first `bytes` and poison in the rest: every timed copy is
+         * checked, not only the first, and so is every gap between them. */
+        const int pairs = pairs_used(c, x, bytes);
+        const size_t slot = pair_slot(bytes, pairs), span = (size_t)pairs * slot;
+        if (pairs > 1) fill_src(c, x, span, stream);
+        poison_dst(c, x, span);   /* the timed copies must write it all again */
         snprintf(range, sizeof range, "bandwidthTest/%s", variant);
-        nvtx_push(range);
-        row.time_ms = time_copies(c, x, bytes, &row.batch, &row.timing);
-        nvtx_pop();
+        int depth = nvtx_push_path(range);   /* nested: "bandwidthTest", then the variant */
+        row.time_ms = time_copies(c, x, bytes, pairs, slot, &row.batch, &row.timing);
+        nvtx_pop_n(depth);
         char after[112];
         snprintf(after, sizeof after, "%s after timing", what);
-        row.ok = check_dst(c, x, bytes, stream, after);
+        row.ok = check_dst_slots(c, x, span, slot, bytes, stream, after);
         row.trials = c->trials;
+        row.buffers = pairs;
         int d2d = x->dir == DIR_D2D;
         row.gbps = bw_gbps(bytes, 1, row.time_ms, d2d);
         row.counted = d2d ? "read+write" : "once";
         row.peak_gbps = d2d ? c->dev.peak_gbps : c->pcie_peak;
         row.peak_basis = d2d ? "hbm" : (c->pcie_peak > 0 ? c->pcie_basis : "unknown");
+        if (row.ok && bw_above_peak(&row)) {
+            fprintf(stderr, "bandwidthTest: %s at %zu bytes: measured %.1f GB/s, above the "
+                            "theoretical peak of %.1f GB/s (%s): that is a wrong measurement "
+                            "(a cache, or the timing), not a figure\n",
+                    variant, bytes, row.gbps, row.peak_gbps, row.peak_basis);
+            row.ok = 0;
+        }
     }
     result_rec r;
     bw_fill_record(&r, &row);
@@ -365,7 +456,7 @@ static int run_one(run_ctx *c, const xfer *x, size_t bytes, int precheck_ok)
         if (bw_csv_format(&r, line, sizeof line) < 0) report_fail("CSV row too long");
         else printf("%s\n", line);
         fflush(stdout);
-        if (!row.ok) report_fail("%s at %zu bytes: the copy was wrong", variant, bytes);
+        if (!row.ok) report_fail("%s at %zu bytes: the copy or its measurement was wrong", variant, bytes);
     } else {
         rec_emit(&r);
     }
@@ -428,10 +519,10 @@ static void host_free(int mem, void *p)
 static void run_host_phase(run_ctx *c, int mem, const long long *sizes, int n, size_t cap)
 {
     if (!want_mem(mem) || !(want_dir(DIR_H2D) || want_dir(DIR_D2H))) return;
-    void *h_src = host_alloc(mem, cap), *h_dst = host_alloc(mem, cap);
-    void *d_buf = NULL, *d_scratch = NULL;
-    CUDA_CHECK(cudaMalloc(&d_buf, cap));
-    if (mem == MEM_WC && want_dir(DIR_D2H)) CUDA_CHECK(cudaMalloc(&d_scratch, cap));
+    /* destinations carry a guard zone after their capacity */
+    void *h_src = host_alloc(mem, cap), *h_dst = host_alloc(mem, cap + CHECK_GUARD_BYTES);
+    void *d_buf = guarded_malloc(cap), *d_scratch = NULL;
+    if (mem == MEM_WC && want_dir(DIR_D2H)) d_scratch = guarded_malloc(cap);
     if (want_dir(DIR_H2D)) {
         xfer x = {DIR_H2D, mem, h_src, d_buf, NULL, cudaMemcpyHostToDevice};
         run_sizes(c, &x, sizes, n);
@@ -440,22 +531,35 @@ static void run_host_phase(run_ctx *c, int mem, const long long *sizes, int n, s
         xfer x = {DIR_D2H, mem, d_buf, h_dst, d_scratch, cudaMemcpyDeviceToHost};
         run_sizes(c, &x, sizes, n);
     }
-    CUDA_CHECK(cudaFree(d_buf));
-    if (d_scratch) CUDA_CHECK(cudaFree(d_scratch));
+    guarded_free(d_buf);
+    guarded_free(d_scratch);
     host_free(mem, h_src);
     host_free(mem, h_dst);
 }
 
-static void run_d2d_phase(run_ctx *c, const long long *sizes, int n, size_t cap)
+/* Bytes of each of the two d2d pools: the largest size, or the largest
+ * rotation of pairs of a smaller one (below 4 x L2 + one size). */
+static size_t d2d_pool_bytes(const run_ctx *c, const long long *sizes, int n, size_t cap)
+{
+    xfer x = {DIR_D2D, MEM_DEVICE, NULL, NULL, NULL, cudaMemcpyDeviceToDevice};
+    size_t pool = cap;
+    for (int i = 0; i < n; i++) {
+        int pairs = pairs_used(c, &x, (size_t)sizes[i]);
+        size_t span = (size_t)pairs * pair_slot((size_t)sizes[i], pairs);
+        if (span > pool) pool = span;
+    }
+    return pool;
+}
+
+static void run_d2d_phase(run_ctx *c, const long long *sizes, int n, size_t pool)
 {
     if (!want_dir(DIR_D2D)) return;
-    void *a, *b;
-    CUDA_CHECK(cudaMalloc(&a, cap));
-    CUDA_CHECK(cudaMalloc(&b, cap));
+    void *a = NULL, *b = guarded_malloc(pool);   /* the destination: guard after it */
+    CUDA_CHECK(cudaMalloc(&a, pool));
     xfer x = {DIR_D2D, MEM_DEVICE, a, b, NULL, cudaMemcpyDeviceToDevice};
     run_sizes(c, &x, sizes, n);
     CUDA_CHECK(cudaFree(a));
-    CUDA_CHECK(cudaFree(b));
+    guarded_free(b);
 }
 
 static long long max_of(const long long *v, int n)
@@ -489,16 +593,20 @@ static void run_device(int id, const common_opts *o, const long long *hs, int nh
     device_setup_or_exit("bandwidthTest", id, o->json || opt_csv, &c.dev);
 
     int host_dirs = want_dir(DIR_H2D) || want_dir(DIR_D2H);
+    c.trials = o->reps;
+    c.warmups = 3;
     size_t hcap = (size_t)max_of(hs, nh), dcap = (size_t)max_of(ds, nd);
     if (hcap < ODD_BIG) hcap = ODD_BIG;
     if (dcap < ODD_BIG) dcap = ODD_BIG;
+    const size_t dpool = d2d_pool_bytes(&c, ds, nd, dcap);
 
     /* Sizes larger than the device's free memory are bad arguments. */
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     size_t margin = (size_t)256 << 20;
-    size_t need_h = host_dirs ? hcap * ((want_mem(MEM_WC) && want_dir(DIR_D2H)) ? 2 : 1) : 0;
-    size_t need_d = want_dir(DIR_D2D) ? 2 * dcap : 0;
+    size_t need_h = host_dirs ? (hcap + CHECK_GUARD_BYTES) *
+                                    ((want_mem(MEM_WC) && want_dir(DIR_D2H)) ? 2 : 1) : 0;
+    size_t need_d = want_dir(DIR_D2D) ? 2 * dpool + CHECK_GUARD_BYTES : 0;
     if (need_h + margin > free_b || need_d + margin > free_b) {
         int d2d = need_d > need_h;
         fprintf(stderr, "bandwidthTest: error: %s: needs %zu bytes of device memory (+%zu spare), "
@@ -508,8 +616,6 @@ static void run_device(int id, const common_opts *o, const long long *hs, int nh
         exit(1);
     }
 
-    c.trials = o->reps;
-    c.warmups = 3;
     c.seed = o->seed;
     c.use_spin = 1;
     c.flush_bytes = flush_bytes;
@@ -548,9 +654,17 @@ static void run_device(int id, const common_opts *o, const long long *hs, int nh
              "after %d warm-ups; d2d bytes counted read + write",
              flush_bytes >> 20, c.trials, c.warmups);
     note("%s", text);
+    if (want_dir(DIR_D2D)) {
+        snprintf(text, sizeof text,
+                 "d2d: the L2 is flushed before each trial, and copies under 4 x L2 (%.0f MiB) "
+                 "rotate over ceil(4 x L2 / size) source/destination pairs (buffers=), so no "
+                 "copy finds its data in the L2: HBM figures",
+                 4.0 * (c.dev.l2_bytes > 0 ? c.dev.l2_bytes : 256 << 20) / 1048576.0);
+        note("%s", text);
+    }
 
     run_host_phase(&c, MEM_PINNED, hs, nh, hcap);
-    run_d2d_phase(&c, ds, nd, dcap);
+    run_d2d_phase(&c, ds, nd, dpool);
     if (want_mem(MEM_PAGEABLE) && host_dirs) {
         c.flush = (unsigned char *)calloc(1, c.flush_bytes);
         if (!c.flush) {

@@ -177,6 +177,14 @@ double bw_gbps(size_t bytes, int copies, double ms, int read_plus_write)
     return (double)bytes * copies * (read_plus_write ? 2.0 : 1.0) / (ms * 1e6);
 }
 
+int bw_d2d_rotation(size_t bytes, long long l2_bytes)
+{
+    unsigned long long l2 = l2_bytes > 0 ? (unsigned long long)l2_bytes : 256ULL << 20;
+    unsigned long long span = 4 * l2;
+    if (bytes == 0 || bytes >= span) return 1;
+    return (int)((span + bytes - 1) / bytes);
+}
+
 size_t bw_flush_bytes(long long llc_bytes)
 {
     unsigned long long b = llc_bytes > 0 ? (unsigned long long)llc_bytes : 256ULL << 20;
@@ -234,6 +242,11 @@ size_t bw_pattern_check(const char *what, const void *buf, size_t bytes, uint64_
 
 /* ---- results ------------------------------------------------------------ */
 
+int bw_above_peak(const bw_row *row)
+{
+    return row->peak_gbps > 0 && row->gbps > row->peak_gbps;
+}
+
 void bw_fill_record(result_rec *r, const bw_row *row)
 {
     rec_begin(r, row->variant);
@@ -250,11 +263,12 @@ void bw_fill_record(result_rec *r, const bw_row *row)
     rec_int(r, "batch", row->batch);
     rec_int(r, "trials", row->trials);
     rec_str(r, "timing", row->timing);
+    rec_int(r, "buffers", row->buffers > 0 ? row->buffers : 1);
 }
 
 static const char *const csv_cols[] = {
     "sample", "variant", "device", "bytes", "direction", "memory", "status", "time_ms",
-    "gbps", "pct_peak", "peak_gbps", "peak", "counted", "batch", "trials", "timing",
+    "gbps", "pct_peak", "peak_gbps", "peak", "counted", "batch", "trials", "timing", "buffers",
 };
 #define N_CSV ((int)(sizeof csv_cols / sizeof csv_cols[0]))
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "report.h"
+#include "rng.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,6 +65,17 @@ int bw_batch_for(size_t bytes);
  * read_plus_write counts every byte twice (device-to-device). */
 double bw_gbps(size_t bytes, int copies, double ms, int read_plus_write);
 
+/* Device-to-device copies small enough to live in the L2 would measure the
+ * L2, not HBM, if the same source and destination were copied again and
+ * again (5041 GB/s at 16 MiB on the H200, 104.7% of its HBM peak:
+ * results/H200/stale/bandwidthTest__mode_shmoo_csv.txt, commit 10393d1). So the
+ * timed copies of `bytes` rotate over this many source/destination pairs,
+ * laid end to end, so that a pair is used again only after every other pair
+ * (at least 4 x l2_bytes of other data on each side) went through the cache:
+ * ceil(4 l2 / bytes), and 1 (no rotation) from 4 x L2 up. l2_bytes <= 0
+ * (unknown) counts as 256 MiB, more than any GPU's L2 so far. */
+int bw_d2d_rotation(size_t bytes, long long l2_bytes);
+
 /* Bytes of the buffer that evicts the CPU caches: 1.5 x the last-level cache
  * (llc_bytes, 0 if unknown -> 256 MiB assumed), at least 32 MiB, at most 1 GiB. */
 size_t bw_flush_bytes(long long llc_bytes);
@@ -78,6 +90,20 @@ size_t bw_pattern_check(const char *what, const void *buf, size_t bytes, uint64_
                         uint64_t stream);
 /* The expected byte at offset j. */
 unsigned char bw_pattern_byte(uint64_t seed, uint64_t stream, size_t j);
+
+/* The byte expected at offset j of a destination of slots `slot` bytes
+ * apart, each holding the pattern (at its offset in the whole buffer) in its
+ * first `len` bytes and poison (0xFF) in the rest; slot == len: the pattern
+ * everywhere. This is what the rotated d2d copies must leave behind: the
+ * source pattern runs on over all the slots, and each copy moves the first
+ * `len` bytes of one slot to the same place in the destination. Host and
+ * device (the check kernel uses it). */
+RNG_HD unsigned char bw_expected_byte(size_t j, size_t slot, size_t len, uint64_t seed,
+                                      uint64_t stream)
+{
+    if (slot != len && j % slot >= len) return 0xFF;
+    return (unsigned char)(rng_hash(seed, stream, j / 8) >> (8 * (j % 8)));
+}
 
 /* ---- results ------------------------------------------------------------ */
 
@@ -94,9 +120,14 @@ typedef struct {
     const char *peak_basis;  /* "hbm", "pcie_gen5_x16", "unknown" */
     const char *counted;     /* "once" or "read+write" */
     int batch;               /* copies per timed trial */
+    int buffers;             /* source/destination pairs the timed copies rotate over (1: one) */
     int trials;
     const char *timing;      /* "events+spin", "events", "host_timer+cache_flush" */
 } bw_row;
+
+/* A figure above its physical limit is a wrong measurement (a cache, a
+ * timing error), never a result: 1 if row->gbps exceeds a known peak. */
+int bw_above_peak(const bw_row *row);
 
 /* The RESULT / JSON record of a row (report.h; fixed keys first). */
 void bw_fill_record(result_rec *r, const bw_row *row);

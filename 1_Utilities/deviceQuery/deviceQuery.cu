@@ -31,21 +31,26 @@
 /* ---- querying ---------------------------------------------------------- */
 
 static int g_attr_errors = 0;
+static char g_first_attr_error[160] = "";
 
 /* One attribute; an attribute this driver does not know becomes -1
- * ("unknown" in the output) and a note on stderr, not a crash. */
-static int attr(enum cudaDeviceAttr a, int dev)
+ * ("unknown" in the output) and a note on stderr naming it, not a crash.
+ * ATTR(cudaDevAttrX, dev) passes the attribute's name along. */
+static int attr_named(enum cudaDeviceAttr a, const char *name, int dev)
 {
     int v = 0;
     cudaError_t e = cudaDeviceGetAttribute(&v, a, dev);
     if (e != cudaSuccess) {
-        fprintf(stderr, "deviceQuery: note: device %d: cudaDeviceGetAttribute(%d) failed: %s\n",
-                dev, (int)a, cudaGetErrorString(e));
-        g_attr_errors++;
+        fprintf(stderr, "deviceQuery: note: device %d: cudaDeviceGetAttribute(%s) failed: %s\n",
+                dev, name, cudaGetErrorString(e));
+        if (g_attr_errors++ == 0)
+            snprintf(g_first_attr_error, sizeof g_first_attr_error, "%s on device %d: %s", name,
+                     dev, cudaGetErrorString(e));
         return -1;
     }
     return v;
 }
+#define attr(a, dev) attr_named(a, #a, dev)
 
 static void query_device(int id, dq_device *d)
 {
@@ -203,8 +208,9 @@ int main(int argc, char **argv)
     } else {
         dq_print_text(&sys, stdout);
         if (g_attr_errors)
-            report_note("%d attribute%s could not be read (shown as unknown; see stderr)",
-                        g_attr_errors, g_attr_errors == 1 ? "" : "s");
+            report_note("%d attribute%s could not be read (shown as unknown; see stderr); the "
+                        "first: %s", g_attr_errors, g_attr_errors == 1 ? "" : "s",
+                        g_first_attr_error);
         rc = report_finish();
     }
     free(peer);

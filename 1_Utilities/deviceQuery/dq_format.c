@@ -90,10 +90,17 @@ static long long field_value(const dq_device *d, const field *f)
 
 /* ---- small helpers ------------------------------------------------------ */
 
+/* The PCI domain is 32 bits wide: Linux numbers VMD and some virtualised
+ * buses from 0x10000 up, so it is printed in full (at least 4 digits), never
+ * masked to 16. */
 void dq_pci_text(const dq_device *d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%04x:%02x:%02x.0", (unsigned)d->pci_domain & 0xffffu,
-             (unsigned)d->pci_bus & 0xffu, (unsigned)d->pci_device & 0xffu);
+    if (d->pci_domain < 0 || d->pci_bus < 0 || d->pci_device < 0) {
+        snprintf(buf, len, "unknown");
+        return;
+    }
+    snprintf(buf, len, "%04x:%02x:%02x.0", (unsigned)d->pci_domain, (unsigned)d->pci_bus & 0xffu,
+             (unsigned)d->pci_device & 0xffu);
 }
 
 const char *dq_compute_mode_text(int mode)
@@ -206,8 +213,14 @@ static void json_device(sbuf *b, const dq_device *d)
     device_uuid_text(d->uuid, t, sizeof t);
     sb_printf(b, ",\"uuid\":\"%s\"", t);
     dq_pci_text(d, t, sizeof t);
-    sb_printf(b, ",\"pci\":{\"domain\":%d,\"bus\":%d,\"device\":%d,\"bus_id\":\"%s\"}",
-              d->pci_domain, d->pci_bus, d->pci_device, t);
+    const int pci[3] = {d->pci_domain, d->pci_bus, d->pci_device};
+    const char *pci_keys[3] = {"domain", "bus", "device"};
+    sb_printf(b, ",\"pci\":{");
+    for (int k = 0; k < 3; k++) {   /* -1 (unknown) is null */
+        if (pci[k] < 0) sb_printf(b, "\"%s\":null,", pci_keys[k]);
+        else sb_printf(b, "\"%s\":%d,", pci_keys[k], pci[k]);
+    }
+    sb_printf(b, "\"bus_id\":\"%s\"}", t);
     sb_printf(b, ",\"compute_capability\":\"%d.%d\",\"cc_major\":%d,\"cc_minor\":%d",
               d->cc_major, d->cc_minor, d->cc_major, d->cc_minor);
     sb_printf(b, ",\"architecture\":");

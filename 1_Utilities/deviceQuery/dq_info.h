@@ -55,7 +55,8 @@ typedef struct {
 } dq_system;
 
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (the form nvidia-smi prints). */
-/* "0000:3b:00.0" */
+/* "0000:3b:00.0"; a domain above 0xffff in full ("10000:01:00.0");
+ * "unknown" when the runtime could not say. */
 void dq_pci_text(const dq_device *d, char *buf, size_t len);
 /* "Default", "Prohibited", "Exclusive Process", ... or "unknown". */
 const char *dq_compute_mode_text(int mode);

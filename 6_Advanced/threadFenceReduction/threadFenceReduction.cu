@@ -29,9 +29,13 @@
  *   single_pass_u8      the same with 8 independent 16-byte loads in flight per thread
  *   single_pass_b1024   the same with 1024 threads per block
  *
- * Types: --type=float (default), double, int (int accumulates in long long:
- * exact). Tolerance: common/reduce_ref.h. Bytes counted:
+ * Types: --type=float (default), double, int (int accumulates in long long).
+ * The inputs are small nonzero integers, so every sum is exact and the check
+ * demands equality (common/reduce_ref.h). Bytes counted:
  * n * sizeof(element), read once; 1e9 bytes per GB.
+ * The "Measured" figures in the kernel comments are copied by hand from
+ * results/H200/threadFenceReduction.txt, commit 10393d1 (2026-11-29);
+ * `make bench` measures again and regenerates the README's table only.
  */
 #include <math.h>
 #include <stdio.h>
@@ -53,8 +57,8 @@
 #include "reduce_ref.h"
 
 /* ---- CPU reference ------------------------------------------------------
- * reduce_ref.c (compiled here through reduce_ref_shared.c): a Neumaier sum
- * streamed over the generated values, for many prefixes in one pass. */
+ * common/reduce_ref.c: the exact sum streamed over the generated values, for
+ * many prefixes in one pass. */
 
 /* ---- kernels ------------------------------------------------------------ */
 
@@ -126,7 +130,9 @@ typedef struct {
     size_t n;
     int block;              /* --block */
     int sm_count;
+    size_t grid_cap;        /* 0, or at most this many blocks (checks: every thread loops) */
     void *part;             /* partial sums, one per block of pass 1 */
+    size_t part_cap;        /* how many it holds (the size guard) */
     void *result;           /* where the sum goes (one accumulator) */
     unsigned int *retired;  /* the single-pass retirement counter, 0 between launches */
     void *cub_temp;
@@ -134,13 +140,18 @@ typedef struct {
 } tfr_ctx;
 
 /* Blocks of pass 1: fill the GPU once (resident blocks per SM x SMs), fewer
- * when n is small. */
+ * when n is small (and at most grid_cap in the checks that make every
+ * thread go round its grid-stride loop). One partial sum per block: the
+ * grid must fit the partial-sum buffer. */
 static unsigned int grid_for(const tfr_ctx *x, int block, int resident_per_sm, size_t per_thread)
 {
     size_t want = (x->n + (size_t)block * per_thread - 1) / ((size_t)block * per_thread);
     size_t grid = (size_t)resident_per_sm * x->sm_count;
     if (want < grid) grid = want;
-    return grid < 1 ? 1u : (unsigned int)grid;
+    if (x->grid_cap > 0 && grid > x->grid_cap) grid = x->grid_cap;
+    if (grid < 1) grid = 1;
+    red_partials_fit("threadFenceReduction", grid, x->part_cap);
+    return (unsigned int)grid;
 }
 
 template <int UNROLL, int BLOCK, typename T>
@@ -248,24 +259,45 @@ static long long acc_int(red_type t, const void *p)
     return v.i;
 }
 
-/* One checked run: partials and result poisoned (NaN / -1) first, so a
- * partial read before it was written makes the sum NaN (or off by one). */
-static int check_variant(const variant *v, red_type t, const tfr_ctx *ctx, size_t part_bytes,
-                         const red_ref *ref)
+/* Every variant is grid-stride: at sizes up to SMALL_GRID_MAX_N it is checked
+ * a second time on a grid of SMALL_GRID blocks, so that a wrong stride or a
+ * broken unrolled loop runs even where the full grid covers n in one sweep
+ * (and the last-block logic sees a grid of more than one block). */
+#define SMALL_GRID 3
+#define SMALL_GRID_MAX_N ((size_t)1 << 22)
+
+/* One checked run: partials, result and the guard zones after them poisoned
+ * (NaN / -1) first, so a partial read before it was written makes the sum
+ * NaN (or wrong), and a write past the end of either buffer fails. */
+static int check_once(const variant *v, red_type t, const tfr_ctx *ctx, const red_ref *ref,
+                      size_t grid_cap)
 {
     tfr_ctx x = *ctx;
     x.n = ref->n;
-    poison_device(x.part, part_bytes);
-    poison_device(x.result, red_acc_size(t));
+    x.grid_cap = grid_cap;
+    const size_t asize = red_acc_size(t);
+    poison_guarded(x.part, x.part_cap * asize);
+    poison_guarded(x.result, asize);
     v->run[t](&x, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
     unsigned char got[8];
-    CUDA_CHECK(cudaMemcpy(got, x.result, red_acc_size(t), cudaMemcpyDeviceToHost));
-    char msg[256];
-    if (red_check(t, ref, acc_fp(t, got), acc_int(t, got), msg, sizeof msg)) return 1;
-    fprintf(stderr, "threadFenceReduction: %s (%s, block %d): %s\n", v->name, red_type_name(t),
-            v->block ? v->block : x.block, msg);
+    CUDA_CHECK(cudaMemcpy(got, x.result, asize, cudaMemcpyDeviceToHost));
+    char msg[512], what[160], cap[48] = "";
+    if (grid_cap) snprintf(cap, sizeof cap, ", grid of %zu blocks", grid_cap);
+    snprintf(what, sizeof what, "threadFenceReduction: %s (%s, block %d%s, n=%zu)", v->name,
+             red_type_name(t), v->block ? v->block : x.block, cap, ref->n);
+    size_t bad = check_guard(what, x.result, asize);
+    bad += check_guard(what, x.part, x.part_cap * asize);
+    if (red_check(t, ref, acc_fp(t, got), acc_int(t, got), msg, sizeof msg)) return bad == 0;
+    fprintf(stderr, "%s: %s\n", what, msg);
     return 0;
+}
+
+static int check_variant(const variant *v, red_type t, const tfr_ctx *ctx, const red_ref *ref)
+{
+    int ok = check_once(v, t, ctx, ref, 0);
+    if (!v->is_reference && ref->n <= SMALL_GRID_MAX_N) ok &= check_once(v, t, ctx, ref, SMALL_GRID);
+    return ok;
 }
 
 /* Stress: `launches` launches back to back on one stream, no host
@@ -273,9 +305,9 @@ static int check_variant(const variant *v, red_type t, const tfr_ctx *ctx, size_
  * [1, max_n]) with its own result slot and the partials poisoned before it.
  * This is where a missing fence or a counter that is not reset shows up.
  * Returns the number of wrong sums. */
-static size_t stress_variant(const variant *v, red_type t, const tfr_ctx *ctx, size_t part_bytes,
-                             size_t max_n, long long launches, uint64_t size_seed,
-                             uint64_t input_seed, void *d_results)
+static size_t stress_variant(const variant *v, red_type t, const tfr_ctx *ctx, size_t max_n,
+                             long long launches, uint64_t size_seed, uint64_t input_seed,
+                             void *d_results)
 {
     const size_t asize = red_acc_size(t);
     size_t *sizes = (size_t *)malloc((size_t)launches * sizeof *sizes);
@@ -286,13 +318,13 @@ static size_t stress_variant(const variant *v, red_type t, const tfr_ctx *ctx, s
         free(sizes); free(refs); free(got);
         return (size_t)launches;
     }
-    CUDA_CHECK(cudaMemset(d_results, 0xFF, (size_t)launches * asize));
+    poison_guarded(d_results, (size_t)launches * asize);
     for (long long k = 0; k < launches; k++) {
         tfr_ctx x = *ctx;
         sizes[k] = red_stress_size(size_seed, (uint64_t)k, max_n);
         x.n = sizes[k];
         x.result = (unsigned char *)d_results + (size_t)k * asize;
-        CUDA_CHECK(cudaMemsetAsync(x.part, 0xFF, part_bytes, 0));
+        CUDA_CHECK(cudaMemsetAsync(x.part, 0xFF, x.part_cap * asize, 0));
         v->run[t](&x, 0);
     }
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -309,6 +341,10 @@ static size_t stress_variant(const variant *v, red_type t, const tfr_ctx *ctx, s
             fprintf(stderr, "threadFenceReduction: stress %s launch %lld: %s\n", v->name, k, msg);
         bad++;
     }
+    char what[96];
+    snprintf(what, sizeof what, "threadFenceReduction: stress %s results", v->name);
+    bad += check_guard(what, d_results, (size_t)launches * asize) ? 1 : 0;
+    bad += check_guard(what, ctx->part, ctx->part_cap * asize) ? 1 : 0;
     free(sizes);
     free(refs);
     free(got);
@@ -381,17 +417,16 @@ int main(int argc, char **argv)
     size_t in_bytes;
     if (opts_checked_bytes("--n", (long long)max_n, esize, 1, 1ULL << 40, &in_bytes, err, sizeof err))
         fail_arg(err);
-    /* One partial per block of pass 1: at most 32 resident blocks per SM. */
-    const size_t part_bytes = 8192 * asize;
     const int reps = (o.quick && o.reps == OPTS_DEFAULT_REPS) ? 3 : o.reps;
 
     report_init("threadFenceReduction", o.json);
     device_info dev;
     device_setup_or_exit("threadFenceReduction", o.device, o.json, &dev);
-    if (dev.sm_count * 32 > 8192) {
-        report_fail("device has %d SMs: the partial-sum buffer assumes at most 256", dev.sm_count);
-        return report_finish();
-    }
+    /* One partial per block of pass 1, and pass 1 never has more blocks than
+     * fit on the device at once; every launch checks its grid against this
+     * (red_partials_fit in grid_for). */
+    const size_t part_cap = red_max_resident_blocks(o.device, dev.sm_count);
+    const size_t part_bytes = part_cap * asize;
 
     size_t cub_bytes = 0;
     for (int k = 0; k < nsizes; k++) {
@@ -400,7 +435,8 @@ int main(int argc, char **argv)
     }
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    double need = (double)in_bytes + part_bytes + cub_bytes + (double)stress * asize + (64 << 20);
+    double need = (double)in_bytes + part_bytes + cub_bytes + (double)stress * asize +
+                  3.0 * CHECK_GUARD_BYTES + (64 << 20);
     if (need > (double)free_b) {
         report_fail("--n=%zu (%s): needs %.2f GB of device memory, the device has %.2f GB free",
                     max_n, red_type_name(type), need / 1e9, free_b / 1e9);
@@ -411,11 +447,13 @@ int main(int argc, char **argv)
     tfr_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     CUDA_CHECK(cudaMalloc(&d_in, in_bytes));
-    CUDA_CHECK(cudaMalloc(&ctx.part, part_bytes));
-    CUDA_CHECK(cudaMalloc(&ctx.result, asize));
+    /* Outputs with a guard zone after each (check.h). */
+    ctx.part = guarded_malloc(part_bytes);
+    ctx.part_cap = part_cap;
+    ctx.result = guarded_malloc(asize);
     CUDA_CHECK(cudaMalloc(&ctx.retired, sizeof(unsigned int)));
     CUDA_CHECK(cudaMalloc(&ctx.cub_temp, cub_bytes > 0 ? cub_bytes : 1));
-    if (stress > 0) CUDA_CHECK(cudaMalloc(&d_stress, (size_t)stress * asize));
+    if (stress > 0) d_stress = guarded_malloc((size_t)stress * asize);
     /* The retirement counter is zeroed once, here; from then on the last
      * block of every launch resets it. */
     CUDA_CHECK(cudaMemset(ctx.retired, 0, sizeof(unsigned int)));
@@ -446,7 +484,7 @@ int main(int argc, char **argv)
         ok[v] = 1;
         if (!variants[v].is_reference && (only_cpu || (selected >= 0 && v != selected))) continue;
         for (int k = 0; k < nsizes; k++) {
-            int pass = check_variant(&variants[v], type, &ctx, part_bytes, &refs[k]);
+            int pass = check_variant(&variants[v], type, &ctx, &refs[k]);
             ok[v] &= pass;
             if (opt_check_sizes) {
                 result_rec r;
@@ -467,7 +505,7 @@ int main(int argc, char **argv)
                     stress_max);
         for (int v = 0; v < N_VARIANTS; v++) {
             if (variants[v].is_reference || only_cpu || (selected >= 0 && v != selected)) continue;
-            size_t bad = stress_variant(&variants[v], type, &ctx, part_bytes, stress_max, stress,
+            size_t bad = stress_variant(&variants[v], type, &ctx, stress_max, stress,
                                         o.seed ^ 0x5157ULL, o.seed, d_stress);
             if (bad) ok[v] = 0;
             result_rec r;
@@ -539,10 +577,10 @@ int main(int argc, char **argv)
     }
 
     CUDA_CHECK(cudaFree(d_in));
-    CUDA_CHECK(cudaFree(ctx.part));
-    CUDA_CHECK(cudaFree(ctx.result));
+    guarded_free(ctx.part);
+    guarded_free(ctx.result);
     CUDA_CHECK(cudaFree(ctx.retired));
     CUDA_CHECK(cudaFree(ctx.cub_temp));
-    if (d_stress) CUDA_CHECK(cudaFree(d_stress));
+    guarded_free(d_stress);
     return report_finish();
 }

@@ -92,6 +92,69 @@ static void batches_and_flush(void **state)
     assert_int_equal(bw_flush_bytes(4LL << 30), (size_t)1 << 30);
 }
 
+/* D2D copies under 4 x L2 rotate over enough pairs that every pair comes
+ * back only after 4 x L2 of other data on each side. */
+static void d2d_rotation_covers_four_l2(void **state)
+{
+    (void)state;
+    const long long l2 = 60LL << 20;   /* the H200's 60 MiB */
+    assert_int_equal(bw_d2d_rotation(16u << 20, l2), 15);       /* 16 MiB: 240 MiB / 16 */
+    assert_int_equal(bw_d2d_rotation(1u << 20, l2), 240);
+    assert_int_equal(bw_d2d_rotation(1024, l2), 245760);
+    assert_int_equal(bw_d2d_rotation(100u << 20, l2), 3);       /* ceil(240 / 100) */
+    assert_int_equal(bw_d2d_rotation(240u << 20, l2), 1);       /* 4 x L2 and up: one pair */
+    assert_int_equal(bw_d2d_rotation(1u << 30, l2), 1);
+    for (size_t b = 1000; b < (300u << 20); b = b * 3 + 7) {
+        int k = bw_d2d_rotation(b, l2);
+        assert_true(k >= 1);
+        if (b < 4 * (size_t)l2) {
+            assert_true((size_t)k * b >= 4 * (size_t)l2);         /* enough */
+            assert_true((size_t)(k - 1) * b < 4 * (size_t)l2);    /* not more than needed */
+        }
+    }
+    /* unknown L2: assume 256 MiB */
+    assert_int_equal(bw_d2d_rotation(1u << 20, 0), 1024);
+    assert_int_equal(bw_d2d_rotation(0, l2), 1);
+}
+
+/* What the rotated d2d copies leave behind, simulated on the host: the
+ * source pattern runs on over `pairs` slots, the destination is poisoned,
+ * each copy moves the first `len` bytes of its slot; afterwards every byte
+ * of the destination is what bw_expected_byte says, and a copy to the wrong
+ * place, a short copy or a slot skipped is seen. */
+static void rotated_copies_leave_the_expected_bytes(void **state)
+{
+    (void)state;
+    const size_t lens[] = {1000003, 4096, 13};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        size_t len = lens[k], slot = (len + 255) / 256 * 256, pairs = 7, span = pairs * slot;
+        unsigned char *src = malloc(span), *dst = malloc(span);
+        assert_non_null(src);
+        assert_non_null(dst);
+        bw_pattern_fill(src, span, 2026, 9);
+        for (int plant = 0; plant < 4; plant++) {
+            memset(dst, 0xFF, span);
+            for (size_t p = 0; p < pairs; p++) {
+                size_t off = p * slot, n = len;
+                if (plant == 1 && p == 3) off += 8;           /* wrong place */
+                if (plant == 2 && p == 5) n -= 1;             /* short copy */
+                if (plant == 3 && p == 6) continue;           /* slot skipped */
+                if (off + n > span) n = span - off;
+                memcpy(dst + off, src + off, n);
+            }
+            size_t bad = 0;
+            for (size_t j = 0; j < span; j++) bad += dst[j] != bw_expected_byte(j, slot, len, 2026, 9);
+            if (plant == 0) assert_int_equal(bad, 0);
+            else assert_true(bad > 0);
+        }
+        /* slot == len: plain pattern */
+        for (size_t j = 0; j < 64; j++)
+            assert_int_equal(bw_expected_byte(j, len, len, 2026, 9), bw_pattern_byte(2026, 9, j));
+        free(src);
+        free(dst);
+    }
+}
+
 static void pattern_round_trip_and_mismatch(void **state)
 {
     (void)state;
@@ -135,6 +198,7 @@ static bw_row sample_row(int ok, int d2d)
     r.batch = 1;
     r.trials = 20;
     r.timing = "events+spin";
+    r.buffers = d2d ? 3 : 1;
     return r;
 }
 
@@ -149,7 +213,8 @@ static void records_text_json_csv(void **state)
     assert_true(rec_format_text(&r, buf, sizeof buf) > 0);
     assert_non_null(strstr(buf, "RESULT sample=bandwidthTest variant=h2d_pinned device=0 bytes=268435456 "
                                 "direction=h2d memory=pinned status=PASS time_ms=4.86 gbps=55.23 pct_peak=87.65"));
-    assert_non_null(strstr(buf, "peak=pcie_gen5_x16 counted=once batch=1 trials=20 timing=events+spin"));
+    assert_non_null(strstr(buf, "peak=pcie_gen5_x16 counted=once batch=1 trials=20 timing=events+spin "
+                                "buffers=1"));
     assert_true(rec_format_json(&r, buf, sizeof buf) > 0);
     if (!json_valid(buf, strlen(buf), err, sizeof err)) fail_msg("%s: %s", err, buf);
     assert_non_null(strstr(buf, "\"gbps\":55.23"));
@@ -165,10 +230,10 @@ static void records_text_json_csv(void **state)
     char h[1024];
     assert_true(bw_csv_header(h, sizeof h) > 0);
     assert_string_equal(h, "sample,variant,device,bytes,direction,memory,status,time_ms,gbps,"
-                           "pct_peak,peak_gbps,peak,counted,batch,trials,timing");
+                           "pct_peak,peak_gbps,peak,counted,batch,trials,timing,buffers");
     assert_true(bw_csv_format(&r, buf, sizeof buf) > 0);
     assert_string_equal(buf, "bandwidthTest,d2d,0,1073741824,d2d,device,PASS,0.512,4194,87.12,"
-                             "4814,hbm,read+write,1,20,events+spin");
+                             "4814,hbm,read+write,1,20,events+spin,3");
 
     /* a FAIL has no figures, in every format; unknown peak leaves cells empty */
     row = sample_row(0, 0);
@@ -177,7 +242,7 @@ static void records_text_json_csv(void **state)
     assert_null(strstr(buf, "gbps"));
     assert_non_null(strstr(buf, "status=FAIL"));
     assert_true(bw_csv_format(&r, buf, sizeof buf) > 0);
-    assert_string_equal(buf, "bandwidthTest,h2d_pinned,0,268435456,h2d,pinned,FAIL,,,,,,,,,");
+    assert_string_equal(buf, "bandwidthTest,h2d_pinned,0,268435456,h2d,pinned,FAIL,,,,,,,,,,");
     row = sample_row(1, 0);
     row.peak_gbps = 0;
     row.peak_basis = "unknown";
@@ -192,6 +257,21 @@ static void records_text_json_csv(void **state)
     assert_true(bw_csv_format(&r, buf, sizeof buf) > 0);
     assert_non_null(strstr(buf, "bandwidthTest,\"odd,\"\"name\"\"\","));
     assert_int_equal(bw_csv_format(&r, buf, 8), -1);
+}
+
+/* A figure above its physical limit is refused; at the limit it is not. */
+static void above_peak_is_refused(void **state)
+{
+    (void)state;
+    bw_row r = sample_row(1, 1);
+    assert_int_equal(bw_above_peak(&r), 0);
+    r.gbps = 5041.0;                      /* the L2-resident 16 MiB copy of the old shmoo */
+    assert_int_equal(bw_above_peak(&r), 1);
+    r.gbps = r.peak_gbps;
+    assert_int_equal(bw_above_peak(&r), 0);
+    r.peak_gbps = 0;                      /* unknown peak: nothing to compare with */
+    r.gbps = 1e9;
+    assert_int_equal(bw_above_peak(&r), 0);
 }
 
 static void nvml_absent_is_unknown(void **state)
@@ -211,6 +291,9 @@ int main(void)
         cmocka_unit_test(batches_and_flush),
         cmocka_unit_test(pattern_round_trip_and_mismatch),
         cmocka_unit_test(records_text_json_csv),
+        cmocka_unit_test(d2d_rotation_covers_four_l2),
+        cmocka_unit_test(rotated_copies_leave_the_expected_bytes),
+        cmocka_unit_test(above_peak_is_refused),
         cmocka_unit_test(nvml_absent_is_unknown),
     };
     return cmocka_run_group_tests_name("bandwidthTest", tests, NULL, NULL);

@@ -63,11 +63,42 @@ static void uuid_and_pci_text(void **state)
     assert_string_equal(t, "GPU-00112233-4455-6677-8899-aabbccddeeff");
     dq_pci_text(&d, t, sizeof t);
     assert_string_equal(t, "0000:3b:00.0");
+    /* 32-bit domains (VMD, virtualised buses) are not cut to 16 bits */
+    d.pci_domain = 0x10000;
+    dq_pci_text(&d, t, sizeof t);
+    assert_string_equal(t, "10000:3b:00.0");
+    d.pci_domain = 0x7fffabcd;
+    dq_pci_text(&d, t, sizeof t);
+    assert_string_equal(t, "7fffabcd:3b:00.0");
+    d.pci_domain = -1;   /* the attribute could not be read */
+    dq_pci_text(&d, t, sizeof t);
+    assert_string_equal(t, "unknown");
+    d = fake_h200(0);
     assert_string_equal(dq_compute_mode_text(0), "Default");
     assert_string_equal(dq_compute_mode_text(2), "Prohibited");
     assert_string_equal(dq_compute_mode_text(3), "Exclusive Process");
     assert_string_equal(dq_compute_mode_text(-1), "unknown");
     assert_string_equal(dq_compute_mode_text(7), "unknown");
+}
+
+/* The PCI address in JSON: a 32-bit domain in full, unknown parts null. */
+static void json_pci_wide_domain_and_unknown(void **state)
+{
+    (void)state;
+    dq_device d = fake_h200(0);
+    d.pci_domain = 0x10000;
+    dq_system s = {13000, 13000, 1, 1, &d, NULL};
+    char *doc = dq_json(&s, "PASS");
+    check_json(doc);
+    assert_non_null(strstr(doc, "\"pci\":{\"domain\":65536,\"bus\":59,\"device\":0,"
+                                "\"bus_id\":\"10000:3b:00.0\"}"));
+    free(doc);
+    d.pci_domain = -1;
+    doc = dq_json(&s, "PASS");
+    check_json(doc);
+    assert_non_null(strstr(doc, "\"pci\":{\"domain\":null,\"bus\":59,\"device\":0,"
+                                "\"bus_id\":\"unknown\"}"));
+    free(doc);
 }
 
 static void json_one_h200_has_every_field(void **state)
@@ -186,6 +217,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(uuid_and_pci_text),
         cmocka_unit_test(json_one_h200_has_every_field),
+        cmocka_unit_test(json_pci_wide_domain_and_unknown),
         cmocka_unit_test(json_unknown_arch_is_null_and_unknown),
         cmocka_unit_test(json_escapes_names_and_peer_matrix),
         cmocka_unit_test(text_has_every_label),
