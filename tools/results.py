@@ -548,6 +548,13 @@ def clocks_text(clocks):
     return ", ".join("%s %s" % (k, fmt(v)) for k, v in clocks.items())
 
 
+def seconds_text(runs):
+    secs = [r.get("seconds") for r in runs]
+    if None in secs:
+        return "time per run not recorded"
+    return "%s s in all" % fmt(round(sum(secs), 1))
+
+
 def device_text(doc):
     for d in doc.get("devices") or []:
         if d.get("name") == doc["gpu"]:
@@ -588,6 +595,8 @@ def report(doc, root=ROOT):
            "| commit | %s (all commits: %s); uncommitted changes: %s |" % (
                doc["commit"], ", ".join(doc["commits"]), dirty),
            "| command | `%s` (each run's own command below) |" % doc["command"],
+           "| runs | %d runs, %d records, %s |" % (
+               len(doc["runs"]), sum(len(r["records"]) for r in doc["runs"]), seconds_text(doc["runs"])),
            "| clocks before | %s |" % md_cell(clocks_text(doc["clocks"]["before"])),
            "| clocks after | %s |" % md_cell(clocks_text(doc["clocks"]["after"])),
            "", "## Headlines", "",
