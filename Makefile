@@ -5,7 +5,10 @@
 #   make run            build and run every sample, print a summary table
 #   make test           unit tests (CPU) and process tests of every sample binary
 #   make verify         every sample under the four compute-sanitizer tools
-#   make bench          every sample at benchmark size, saved under results/
+#   make bench          every sample at benchmark size: results/<gpu>/results.json,
+#                       RESULTS.md, the README tables and the charts
+#   make compare A=results/x/results.json B=results/y/results.json [THRESHOLD=5]
+#   make charts         roofline and shmoo charts of every results/*/results.json
 #   make mutants        build and run every sample's planted bugs: each must FAIL
 #   make clean
 #   make SMS="80 90"    choose GPU architectures (default: the local GPU's, else 90)
@@ -24,7 +27,7 @@ ifneq ($(words $(SAMPLES)),$(words $(sort $(SAMPLES))))
   $(error two sample folders share a name: $(SAMPLE_DIRS))
 endif
 
-.PHONY: all samples tools run test verify bench mutants clean list $(SAMPLE_DIRS) $(TOOL_DIRS) $(SAMPLES)
+.PHONY: all samples tools run test verify bench mutants compare charts clean list $(SAMPLE_DIRS) $(TOOL_DIRS) $(SAMPLES)
 
 # The README's table of samples is regenerated from the folders on every build.
 all: samples tools
@@ -64,7 +67,10 @@ test:
 verify: all
 	@tools/verify.sh
 
-bench: samples
+# Without a GPU, make bench stops at once with the reason (exit 2).
+bench:
+	@tools/bench.sh --check-gpu
+	$(MAKE) samples
 	@tools/bench.sh $(SAMPLES)
 
 # Every sample's planted bugs (<folder>/mutants), each built into its own
@@ -72,6 +78,19 @@ bench: samples
 # (after checking that every mutant still applies).
 mutants:
 	@tools/mutants.sh
+
+# make compare A=results/x/results.json B=results/y/results.json [THRESHOLD=5]:
+# the ratio per sample and variant; fails on a regression beyond THRESHOLD %.
+compare:
+	$(if $(and $(A),$(B)),,$(error usage: make compare A=results/x/results.json B=results/y/results.json [THRESHOLD=5]))
+	@python3 tools/results.py compare "$(A)" "$(B)" --threshold=$(or $(THRESHOLD),5)
+
+# Roofline and shmoo charts of every results/*/results.json (gnuplot, a Debian
+# package, installed when missing; SKIP_PACKAGES=1 skips).
+CHART_PACKAGES := gnuplot-nox
+charts:
+	@tools/ensure_packages.sh $(CHART_PACKAGES)
+	@python3 tools/charts.py results/*/results.json
 
 clean:
 	rm -rf bin build

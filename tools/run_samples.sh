@@ -2,9 +2,12 @@
 # run_samples.sh: run every sample (or the ones named) with its default
 # arguments and print a summary table:
 #     sample  status  headline figure  time taken
-# The headline is the fastest checked variant that is neither the CPU
-# baseline nor the library reference nor a context row (role=context, e.g.
-# matrixMul's TF32 cuBLAS), with its share of that reference.
+# The headline is picked by tools/results.py (the rule is in its header):
+# a record marked headline=1, else the checked variant with the highest
+# pct_ref that is neither the CPU baseline nor the reference itself nor a
+# row with a role (role=context: matrixMul's TF32 cuBLAS), else the best
+# figure. Figures: GFLOP/s, GB/s, us/kernel-like times (lower is better),
+# overlap and speedup factors.
 # Full outputs go to build/run/<sample>.log. Extra arguments for every
 # sample: RUN_ARGS="--quick". Exit status 1 if any sample FAILED
 # (WAIVED is not a failure).
@@ -18,25 +21,9 @@ if [ ${#samples[@]} -eq 0 ]; then
     mapfile -t samples < <(MAKEFLAGS= make -s --no-print-directory list | xargs -n1 basename)
 fi
 
-# headline LOGFILE: "variant value unit (pct% of ref)" from the RESULT lines
+# headline LOGFILE: "variant figure unit (pct% of ref)" from the RESULT lines
 headline() {
-    awk '
-    /^RESULT / {
-        delete kv
-        for (i = 2; i <= NF; i++) { split($i, p, "="); kv[p[1]] = p[2] }
-        # not the CPU, not the reference itself, not a row marked role=context
-        if (kv["status"] != "PASS" || kv["variant"] == "cpu" || kv["variant"] == kv["ref"] || ("role" in kv)) next
-        unit = ("gflops" in kv) ? "gflops" : (("gbps" in kv) ? "gbps" : "")
-        if (unit == "") next
-        v = kv[unit] + 0
-        if (v > best) {
-            best = v
-            label = (unit == "gbps") ? " GB/s" : " GFLOP/s"
-            h = kv["variant"] " " kv[unit] label
-            if ("pct_ref" in kv) h = h " (" kv["pct_ref"] "% of " kv["ref"] ")"
-        }
-    }
-    END { print (h == "" ? "-" : h) }' "$1"
+    python3 tools/results.py headline "$1" 2>/dev/null || echo "-"
 }
 
 printf '%-24s %-8s %-56s %8s\n' sample status "headline" seconds

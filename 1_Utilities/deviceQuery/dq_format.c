@@ -238,6 +238,13 @@ static void json_device(sbuf *b, const dq_device *d)
     if (bw > 0) sb_json_num(b, bw); else sb_printf(b, "null");
     sb_printf(b, ",\"peak_fp32_gflops\":");
     if (fl > 0) sb_json_num(b, fl); else sb_printf(b, "null");
+    /* dense tensor-core rates (common/device.h); null where the table does not know the chip */
+    double tf = peak_tensor_gflops(d->sm_count, d->cc_major, d->cc_minor, TENSOR_TF32, d->sm_clock_khz);
+    double bf = peak_tensor_gflops(d->sm_count, d->cc_major, d->cc_minor, TENSOR_BF16, d->sm_clock_khz);
+    sb_printf(b, ",\"peak_tf32_gflops\":");
+    if (tf > 0) sb_printf(b, "%.1f", tf); else sb_printf(b, "null");   /* %.6g would go to 1e+06 */
+    sb_printf(b, ",\"peak_bf16_gflops\":");
+    if (bf > 0) sb_printf(b, "%.1f", bf); else sb_printf(b, "null");
     sb_printf(b, ",\"max_block_dims\":[%d,%d,%d],\"max_grid_dims\":[%d,%d,%d]", d->max_block[0],
               d->max_block[1], d->max_block[2], d->max_grid[0], d->max_grid[1], d->max_grid[2]);
     for (int i = 0; i < N_FIELDS; i++) json_field(b, d, &fields[i]);
@@ -364,6 +371,13 @@ static void text_device(FILE *f, const dq_device *d)
                 "Peak FP32 (theoretical)", fl);
     else
         fprintf(f, "  %-40s unknown\n", "Peak FP32 (theoretical)");
+    double tf = peak_tensor_gflops(d->sm_count, d->cc_major, d->cc_minor, TENSOR_TF32, d->sm_clock_khz);
+    double bf = peak_tensor_gflops(d->sm_count, d->cc_major, d->cc_minor, TENSOR_BF16, d->sm_clock_khz);
+    if (tf > 0)
+        fprintf(f, "  %-40s %.1f GFLOP/s TF32, %.1f GFLOP/s BF16 (dense, SMs x per-SM rate x clock)\n",
+                "Peak tensor cores (theoretical)", tf, bf);
+    else
+        fprintf(f, "  %-40s unknown for this architecture\n", "Peak tensor cores (theoretical)");
     fprintf(f, "  %-40s %d x %d x %d\n", "Max block dimensions", d->max_block[0], d->max_block[1],
             d->max_block[2]);
     fprintf(f, "  %-40s %d x %d x %d\n", "Max grid dimensions", d->max_grid[0], d->max_grid[1],

@@ -402,6 +402,8 @@ int main(int argc, char **argv)
             rec_num(&r, "pct_ref", 100.0 * ref_ms / t[v].median_ms);
         }
         if (floor_us > 0 && var->alloc != ALLOC_NONE) rec_num(&r, "overhead_us", us - floor_us);
+        /* the floor is context, not an allocator: never the sample's headline */
+        if (var->alloc == ALLOC_NONE) rec_str(&r, "role", "floor");
         if (var->alloc == ALLOC_ASYNC) {
             rec_str(&r, "threshold", var->threshold ? "max" : "0");
             rec_num(&r, "reserved_mib", soa_mib(st[v].reserved));

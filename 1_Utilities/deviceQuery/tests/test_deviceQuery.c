@@ -114,6 +114,7 @@ static void json_one_h200_has_every_field(void **state)
         "\"fp32_lanes_per_sm\":128", "\"sm_clock_khz\":1980000", "\"memory_clock_khz\":3201000",
         "\"memory_bus_width_bits\":6016", "\"total_memory_bytes\":150754820096",
         "\"peak_memory_bandwidth_gbps\":4814.", "\"peak_fp32_gflops\":66908.",
+        "\"peak_tf32_gflops\":535265.3", "\"peak_bf16_gflops\":1070530.6",
         "\"l2_cache_bytes\":62914560", "\"persisting_l2_max_bytes\":",
         "\"shared_mem_per_block_bytes\":49152", "\"shared_mem_per_block_optin_bytes\":232448",
         "\"shared_mem_per_sm_bytes\":233472", "\"registers_per_block\":65536",
@@ -151,6 +152,8 @@ static void json_unknown_arch_is_null_and_unknown(void **state)
     assert_non_null(strstr(doc, "\"architecture\":\"unknown\""));
     assert_non_null(strstr(doc, "\"fp32_lanes_per_sm\":null"));
     assert_non_null(strstr(doc, "\"peak_fp32_gflops\":null"));
+    assert_non_null(strstr(doc, "\"peak_tf32_gflops\":null"));
+    assert_non_null(strstr(doc, "\"peak_bf16_gflops\":null"));
     assert_non_null(strstr(doc, "\"peak_memory_bandwidth_gbps\":null"));
     assert_non_null(strstr(doc, "\"memory_clock_khz\":null"));
     assert_non_null(strstr(doc, "\"compute_mode\":\"unknown\""));
@@ -198,7 +201,8 @@ static void text_has_every_label(void **state)
         "Device 0: NVIDIA H200", "UUID", "GPU-00112233-4455-6677-8899-aabbccddeeff",
         "0000:3b:00.0", "9.0 (Hopper)", "Multiprocessors (SMs)", "128 (16896 in all)",
         "unknown (compute capability 42.0 is not in the table)", "1980 MHz", "3201 MHz",
-        "4814.3 GB/s", "66908.2 GFLOP/s", "L2 cache", "Persisting L2 max",
+        "4814.3 GB/s", "66908.2 GFLOP/s", "535265.3 GFLOP/s TF32, 1070530.6 GFLOP/s BF16",
+        "unknown for this architecture", "L2 cache", "Persisting L2 max",
         "Shared memory per block (opt-in)", "Shared memory per SM", "32-bit registers per block",
         "32-bit registers per SM", "Max threads per SM", "Max blocks per SM", "Warp size",
         "1024 x 1024 x 64", "2147483647 x 65535 x 65535", "Copy engines", "ECC enabled",
