@@ -76,6 +76,34 @@ __device__ __forceinline__ unsigned bin_of(unsigned byte)
     return BINS == 256 ? byte : byte >> 2;
 }
 
+/* ---- PTX helpers (tests/cpu_sim/sim.cpp puts C++ of the same meaning in their place) ---- */
+
+/* One shared-memory atomic add without a return value, on a 32-bit shared
+ * address. atomicAdd on a generic pointer compiles to the same instruction
+ * (ATOMS), but nvcc 13.0 then rebuilds every address from the bin with
+ * three instructions (shift, or-in the lane, scale and add the shared
+ * window's base); from a 32-bit address kept in a register it is one
+ * multiply-add: two instructions fewer per byte (read in the SASS). */
+__device__ __forceinline__ void red_shared_add(unsigned addr, unsigned v)
+{
+    asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+
+/* PTX prmt.b32 (byte permute) of x and 0: result byte i is byte (SEL >> 4i)
+ * & 3 of x when that nibble is 0..3, zero when it is 4, and the top bit of
+ * that byte copied into all eight bits when the nibble has its 8 set
+ * (sign replication, prmt's default mode). __byte_perm is the same
+ * instruction but keeps only 3 bits of each nibble, so it cannot replicate. */
+template <unsigned SEL>
+__device__ __forceinline__ unsigned prmt(unsigned x)
+{
+    unsigned r;
+    asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(x), "n"(SEL));
+    return r;
+}
+
+/* ---- end of PTX helpers ---- */
+
 /* Input i = hist_input_byte(kind, seed, i); 8 bytes per store. `words` 8-byte
  * words (the allocation is a multiple of 8 bytes, cudaMalloc aligns it). */
 __global__ void fill_input(unsigned char *d, size_t words, int kind, uint64_t seed)
@@ -129,30 +157,7 @@ hist_shared_private(const unsigned char *__restrict__ data, size_t n, u64 *__res
 
 /* Kernels 2-4 are one template, hist_privatized<BINS, LAYOUT, GROUPS, PACK16>:
  * the same loop of 16-byte loads, and the layouts of hist_common.h.
- *
- * One shared-memory atomic add without a return value, on a 32-bit shared
- * address. atomicAdd on a generic pointer compiles to the same instruction
- * (ATOMS), but nvcc 13.0 then rebuilds every address from the bin with
- * three instructions (shift, or-in the lane, scale and add the shared
- * window's base); from a 32-bit address kept in a register it is one
- * multiply-add: two instructions fewer per byte (read in the SASS). */
-__device__ __forceinline__ void red_shared_add(unsigned addr, unsigned v)
-{
-    asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
-}
-
-/* PTX prmt.b32 (byte permute) of x and 0: result byte i is byte (SEL >> 4i)
- * & 3 of x when that nibble is 0..3, zero when it is 4, and the top bit of
- * that byte copied into all eight bits when the nibble has its 8 set
- * (sign replication, prmt's default mode). __byte_perm is the same
- * instruction but keeps only 3 bits of each nibble, so it cannot replicate. */
-template <unsigned SEL>
-__device__ __forceinline__ unsigned prmt(unsigned x)
-{
-    unsigned r;
-    asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(x), "n"(SEL));
-    return r;
-}
+ */
 
 /* Bytes of shared memory between the counters of two neighbouring bins of
  * one copy: 4 in PER_BLOCK and PER_WARP, one word per copy in PER_LANE. */
@@ -374,7 +379,7 @@ typedef struct {
     void *cub_temp;
     size_t cub_bytes;
     int sm_count;
-    unsigned force_grid, force_block;   /* the overflow check's one-warp launch; 0 = the launcher's */
+    unsigned force_grid, force_block;   /* a checked launch's own grid and block; 0 = the launcher's */
 } hist_ctx;
 
 /* Every variant but cub adds into its output, so the output starts at zero
@@ -414,9 +419,11 @@ static void run_shared_private(void *p, cudaStream_t s)
     static int per_sm = 0;
     const unsigned long long max_blocks =
         resident_blocks(hist_shared_private<BINS>, PRIV_THREADS, 0, x->sm_count, &per_sm);
-    const unsigned long long grid = hist_grid_blocks(x->n, 1, PRIV_THREADS, max_blocks);
+    const unsigned block = x->force_block ? x->force_block : PRIV_THREADS;
+    const unsigned long long grid =
+        x->force_grid ? x->force_grid : hist_grid_blocks(x->n, 1, block, max_blocks);
     zero_output(x, BINS, s);
-    hist_shared_private<BINS><<<(unsigned)grid, PRIV_THREADS, 0, s>>>(x->data, x->n, x->hist);
+    hist_shared_private<BINS><<<(unsigned)grid, block, 0, s>>>(x->data, x->n, x->hist);
     CHECK_LAUNCH();
 }
 
@@ -499,6 +506,7 @@ typedef struct {
     const char *name;
     timed_fn run[2];    /* [0] 256 bins, [1] 64 bins */
     int is_reference;   /* cub: timed first, every pct_ref is against it */
+    int grid_stride;    /* takes a forced grid: the small-grid check applies */
     int pack16;         /* 16-bit counters: the overflow check applies */
     size_t max_n;       /* checked and timed on min(n, max_n) bytes; 0 = n */
     int block;          /* threads per block, for the RESULT line (0: the library's) */
@@ -506,20 +514,20 @@ typedef struct {
 } variant;
 
 static const variant variants[] = {
-    {"cub", BY_BINS(run_cub), 1, 0, 0, 0, "cub::DeviceHistogram::HistogramEven (reference)"},
-    {"global_atomics", BY_BINS(run_global_atomics), 0, 0, GA_MAX_N, ATOMIC_THREADS,
+    {"cub", BY_BINS(run_cub), 1, 0, 0, 0, 0, "cub::DeviceHistogram::HistogramEven (reference)"},
+    {"global_atomics", BY_BINS(run_global_atomics), 0, 0, 0, GA_MAX_N, ATOMIC_THREADS,
      "one global atomicAdd per byte (at most 2^24 bytes)"},
-    {"shared_private", BY_BINS(run_shared_private), 0, 0, 0, PRIV_THREADS,
+    {"shared_private", BY_BINS(run_shared_private), 0, 1, 0, 0, PRIV_THREADS,
      "per-block shared-memory bins, 1-byte loads"},
-    {"shared_private_vec16", BY_BINS(run_privatized, HIST_PER_BLOCK, 1, 0), 0, 0, 0, PRIV_THREADS,
-     "per-block shared-memory bins, 16-byte loads"},
-    {"warp_private", BY_BINS(run_privatized, HIST_PER_WARP, 1, 0), 0, 0, 0, PRIV_THREADS,
+    {"shared_private_vec16", BY_BINS(run_privatized, HIST_PER_BLOCK, 1, 0), 0, 1, 0, 0,
+     PRIV_THREADS, "per-block shared-memory bins, 16-byte loads"},
+    {"warp_private", BY_BINS(run_privatized, HIST_PER_WARP, 1, 0), 0, 1, 0, 0, PRIV_THREADS,
      "one copy of the bins per warp"},
-    {"fast_r32", BY_BINS(run_privatized, HIST_PER_LANE, 1, 0), 0, 0, 0, PRIV_THREADS,
+    {"fast_r32", BY_BINS(run_privatized, HIST_PER_LANE, 1, 0), 0, 1, 0, 0, PRIV_THREADS,
      "32 copies, lane L in bank L, 32-bit counters"},
-    {"fast_r64", BY_BINS(run_privatized, HIST_PER_LANE, 2, 0), 0, 0, 0, PRIV_THREADS,
+    {"fast_r64", BY_BINS(run_privatized, HIST_PER_LANE, 2, 0), 0, 1, 0, 0, PRIV_THREADS,
      "64 copies (2 warp groups), 32-bit counters"},
-    {"fast_r128p", BY_BINS(run_privatized, HIST_PER_LANE, 4, 1), 0, 1, 0, PRIV_THREADS,
+    {"fast_r128p", BY_BINS(run_privatized, HIST_PER_LANE, 4, 1), 0, 1, 1, 0, PRIV_THREADS,
      "128 copies (4 warp groups), packed 16-bit counters"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
@@ -528,6 +536,7 @@ static const variant variants[] = {
 
 #define QUICK_N (((size_t)1 << 16) + 5)
 #define STRESS_N ((size_t)HIST_STRESS_N)
+#define SMALL_GRID_N (((size_t)1 << 20) + 5)   /* the small-grid check's most bytes */
 
 static long long opt_n = 512LL << 20;
 static const char *opt_input = "all";
@@ -563,7 +572,8 @@ static void build_help_from_table(void)
     }
     snprintf(help_notes + h, sizeof help_notes - h,
              "Every variant is checked exactly against the CPU before it is timed, at n = 1 3 15 "
-             "16 17 1000 4097 2^20+5\n(those below --n), at input offsets 1..15, and at --n.\n"
+             "16 17 1000 4097 2^20+5\n(those below --n), at input offsets 1..15, at --n, on a "
+             "grid of 3 x 64 threads, and\n(packed counters) for 16-bit overflow.\n"
              "--quick: n = 2^16+5, every input and both bin counts (unless --input/--bins say "
              "otherwise).");
 }
@@ -581,7 +591,7 @@ static int selected(const variant *v)
  * write past the last bin fails check_guard. */
 static int check_at(const variant *v, const hist_case *c, const hist_ctx *ctx, size_t size,
                     size_t offset, const unsigned char *h_data, const u64 *full_ref,
-                    size_t full_n, unsigned force_block)
+                    size_t full_n, unsigned force_grid, unsigned force_block)
 {
     const int bins = c->bins;
     u64 ref[256], got[256];
@@ -594,7 +604,7 @@ static int check_at(const variant *v, const hist_case *c, const hist_ctx *ctx, s
     hist_ctx x = *ctx;
     x.data = ctx->data + offset;
     x.n = size;
-    x.force_grid = force_block ? 1 : 0;
+    x.force_grid = force_grid;
     x.force_block = force_block;
     const int into32 = v->is_reference && size <= HIST_CUB_ONE_CALL;
     poison_guarded(x.hist, bins * sizeof(u64));
@@ -609,17 +619,25 @@ static int check_at(const variant *v, const hist_case *c, const hist_ctx *ctx, s
         CUDA_CHECK(cudaMemcpy(got, x.hist, bins * sizeof(u64), cudaMemcpyDeviceToHost));
     }
     char what[160];
+    char launch[48] = "";
+    if (force_grid) snprintf(launch, sizeof launch, ", %u x %u threads", force_grid, force_block);
     snprintf(what, sizeof what, "%s(%s, %d bins, n=%zu, offset %zu%s) bin", v->name,
-             hist_input_name(c->kind), bins, size, offset, force_block ? ", one warp" : "");
+             hist_input_name(c->kind), bins, size, offset, launch);
     size_t bad = check_exact_i64(what, (const long long *)got, (const long long *)ref, bins);
     if (into32) bad += check_guard(what, x.hist32, bins * sizeof(unsigned));
     else bad += check_guard(what, x.hist, bins * sizeof(u64));
     return bad == 0;
 }
 
-/* Every check of variant v for this case: the plan of hist_check_plan (on
- * at most v->max_n bytes), and for packed counters on degenerate bytes the
- * one-warp overflow check. */
+/* Every check of variant v for this case:
+ *  - the plan of hist_check_plan (on at most v->max_n bytes), launched as
+ *    in the timing: at these sizes every thread does one round or none;
+ *  - grid-stride kernels on a grid of 3 blocks of 64 threads, over
+ *    min(n, 2^20+5) bytes at offset 3: 20 or more rounds per thread, and
+ *    not the same number for every thread (a wrong stride, a prefetch of
+ *    the wrong vector, or PACK16's block-wide round count shows here);
+ *  - packed counters on degenerate bytes: the one-warp overflow check
+ *    (HIST_STRESS_N, hist_common.h). */
 static int check_variant(const variant *v, const hist_case *c, const hist_ctx *ctx, size_t n,
                          const unsigned char *h_data, const u64 *full_ref)
 {
@@ -628,9 +646,12 @@ static int check_variant(const variant *v, const hist_case *c, const hist_ctx *c
     const int np = hist_check_plan(nv, plan);
     int ok = 1;
     for (int k = 0; k < np; k++)
-        ok &= check_at(v, c, ctx, plan[k].n, plan[k].offset, h_data, full_ref, n, 0);
+        ok &= check_at(v, c, ctx, plan[k].n, plan[k].offset, h_data, full_ref, n, 0, 0);
+    if (v->grid_stride)
+        ok &= check_at(v, c, ctx, nv < SMALL_GRID_N ? nv : SMALL_GRID_N, 3, h_data, full_ref, n,
+                       3, 64);
     if (v->pack16 && c->kind == HIST_DEGENERATE)
-        ok &= check_at(v, c, ctx, STRESS_N, 0, h_data, full_ref, n, 32);
+        ok &= check_at(v, c, ctx, STRESS_N, 0, h_data, full_ref, n, 1, 32);
     return ok;
 }
 
