@@ -329,25 +329,28 @@ hist_privatized(const unsigned char *__restrict__ data, size_t n, u64 *__restric
     const unsigned my_rounds = gtid < nv ? (unsigned)((nv - 1 - gtid) / stride + 1) : 0u;
     const unsigned block_rounds =
         !PACK16 ? my_rounds : first < nv ? (unsigned)((nv - 1 - first) / stride + 1) : 0u;
-    const unsigned flush_every = PACK16 ? hist_flush_rounds(blockDim.x, GROUPS) : 0u;
-    unsigned since_flush = 0;
+    /* The rounds in intervals: PACK16 flushes between two intervals, before
+     * a 16-bit counter can pass 65535; 32-bit copies have one interval.
+     * Within an interval there is no barrier, so each thread stops at its
+     * own last round (r_end), and the inner loop has no test but the
+     * prefetch's: the compiler unrolls it. */
+    const unsigned interval = PACK16 ? hist_flush_rounds(blockDim.x, GROUPS) : 0xFFFFFFFFu;
     const uint4 *p = vec + gtid;
     uint4 cur = make_uint4(0u, 0u, 0u, 0u), next = cur;
     if (my_rounds > 0) cur = __ldg(p);
-    for (unsigned r = 0; r < block_rounds; r++) {
-        if (r + 1 < my_rounds) next = __ldg(p + stride);   /* in flight while cur is counted */
-        if (!PACK16 || r < my_rounds) {
+    for (unsigned r0 = 0; r0 < block_rounds; r0 += interval) {
+        const unsigned r1 = block_rounds - r0 > interval ? r0 + interval : block_rounds;
+        const unsigned r_end = r1 < my_rounds ? r1 : my_rounds;
+        for (unsigned r = r0; r < r_end; r++) {
+            if (r + 1 < my_rounds) next = __ldg(p + stride);   /* in flight while cur is counted */
             priv_add_word<BINS, LAYOUT, GROUPS, PACK16>(mine, cur.x);
             priv_add_word<BINS, LAYOUT, GROUPS, PACK16>(mine, cur.y);
             priv_add_word<BINS, LAYOUT, GROUPS, PACK16>(mine, cur.z);
             priv_add_word<BINS, LAYOUT, GROUPS, PACK16>(mine, cur.w);
+            cur = next;
+            p += stride;
         }
-        cur = next;
-        p += stride;
-        if (PACK16 && ++since_flush == flush_every) {   /* before a 16-bit counter can pass 65535 */
-            flush_packed<BINS, GROUPS>(copies, acc);
-            since_flush = 0;
-        }
+        if (PACK16 && r1 < block_rounds) flush_packed<BINS, GROUPS>(copies, acc);
     }
 
     if (PACK16) {
