@@ -65,7 +65,11 @@ typedef unsigned long long u64;
 /* ---- kernels ------------------------------------------------------------- */
 
 #define ATOMIC_THREADS 256   /* block of global_atomics */
-#define PRIV_THREADS 1024    /* block of every privatized kernel: 32 warps */
+/* Block of every privatized kernel: 32 warps. Their __launch_bounds__ ask for
+ * two blocks per SM (32 registers per thread), which fits where an SM holds
+ * 2048 threads (sm_80, sm_90, sm_100); ptxas ignores the hint, with a
+ * warning, where it holds fewer. */
+#define PRIV_THREADS 1024
 
 /* Byte v in bin v * BINS / 256: the byte itself for 256 bins, its top six
  * bits for 64. */
@@ -216,13 +220,25 @@ __device__ __forceinline__ void priv_add_byte(unsigned mine, unsigned *acc, unsi
     else red_shared_add(mine + bin_of<BINS>(byte) * bin_stride<LAYOUT, GROUPS>(), 1u);
 }
 
+/* The sum over the 32 lanes of a warp, in every lane: one REDUX instruction
+ * on sm_80 and later, five shuffles before (sm_75). */
+__device__ __forceinline__ unsigned warp_sum(unsigned v)
+{
+#if __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(0xFFFFFFFFu, v);
+#else
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
+    return v;
+#endif
+}
+
 /* PACK16: move the 16-bit counters into the 32-bit accumulators and zero
  * them. Called by the whole block, between barriers: the first makes every
  * count of the interval visible, the second keeps any thread from counting
  * again before its counters are zero. One warp per row of words (bins p
  * and p + BINS/2): its 32 x GROUPS copies are consecutive words (a
- * conflict-free read); each lane sums the halves of its words,
- * __reduce_add_sync sums the lanes. */
+ * conflict-free read); each lane sums the halves of its words, warp_sum
+ * adds the lanes up. */
 template <int BINS, int GROUPS>
 __device__ __forceinline__ void flush_packed(unsigned *copies, unsigned *acc)
 {
@@ -238,8 +254,8 @@ __device__ __forceinline__ void flush_packed(unsigned *copies, unsigned *acc)
             lo += w & 0xFFFFu;
             hi += w >> 16;
         }
-        lo = __reduce_add_sync(0xFFFFFFFFu, lo);
-        hi = __reduce_add_sync(0xFFFFFFFFu, hi);
+        lo = warp_sum(lo);
+        hi = warp_sum(hi);
         if (lane == 0) {   /* pair p (bins p, p + BINS/2) is this warp's alone in this flush */
             acc[p] += lo;
             acc[p + BINS / 2] += hi;
@@ -270,7 +286,7 @@ __device__ __forceinline__ void merge_copies(const unsigned *copies, u64 *hist)
             unsigned sum = 0;
 #pragma unroll
             for (int g = 0; g < GROUPS; g++) sum += copies[b * (32u * GROUPS) + 32u * g + lane];
-            sum = __reduce_add_sync(0xFFFFFFFFu, sum);
+            sum = warp_sum(sum);
             if (lane == 0) atomicAdd(&hist[b], (u64)sum);
         }
     }

@@ -89,6 +89,7 @@ static inline unsigned prmt(unsigned x)
     return r;
 }
 
+#define __CUDA_ARCH__ 900   /* the kernels' sm_80+ paths (__reduce_add_sync) */
 #include "kernels.inc"
 
 /* Run f as a grid of grid x block threads, block after block. */
