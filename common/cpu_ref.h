@@ -59,6 +59,16 @@ void cpu_blur3x3_mean(const float *in, size_t in_pitch, float *out, size_t out_p
 int cpu_box_mean_f64(const float *in, size_t in_pitch, double *out, size_t out_pitch, int width,
                      int height, int radius);
 
+/* Histogram of bytes into `bins` equal-width bins over [0, 256) with 64-bit
+ * counts, ADDED to hist (zero it first for a plain histogram; adding lets a
+ * caller count a long input in pieces). Byte v falls in bin v * bins / 256,
+ * the rule of cub::DeviceHistogram::HistogramEven with levels 0..256.
+ * bins must be a power of two from 1 to 256; returns 0, or -1 (hist
+ * untouched) for any other value. 64-bit counts: a bin of a 4 GiB + 1 input
+ * of equal bytes holds 2^32 + 1, which an unsigned int cannot. */
+int cpu_histogram_add_u64(const unsigned char *data, size_t n, int bins,
+                          unsigned long long *hist);
+
 #ifdef __cplusplus
 }
 #endif

@@ -264,6 +264,81 @@ static void rng_is_reproducible_and_in_range(void **state)
     assert_true(rng_u32(1, 1, 0) != rng_u32(1, 2, 0));
 }
 
+/* cpu_histogram_add_u64: 256 bins agree with cpu_histogram256; 64 bins are
+ * sums of four neighbouring 256-bins (v * 64 / 256 = v >> 2); it adds. */
+static void histogram_u64_matches_256_and_merges_for_64(void **state)
+{
+    (void)state;
+    enum { N = 100003 };   /* not a multiple of 4: the scalar tail counts too */
+    unsigned char *d = malloc(N);
+    assert_non_null(d);
+    for (size_t i = 0; i < N; i++) d[i] = (unsigned char)(rng_u32(7, RNG_STREAM_A, i) >> 13);
+    unsigned h32[256];
+    cpu_histogram256(d, N, h32);
+    unsigned long long h256[256], h64[64];
+    memset(h256, 0, sizeof h256);
+    memset(h64, 0, sizeof h64);
+    assert_int_equal(cpu_histogram_add_u64(d, N, 256, h256), 0);
+    assert_int_equal(cpu_histogram_add_u64(d, N, 64, h64), 0);
+    unsigned long long total = 0;
+    for (int b = 0; b < 256; b++) assert_true(h256[b] == h32[b]);
+    for (int b = 0; b < 64; b++) {
+        assert_true(h64[b] == h256[4 * b] + h256[4 * b + 1] + h256[4 * b + 2] + h256[4 * b + 3]);
+        total += h64[b];
+    }
+    assert_true(total == N);
+    /* it adds to what hist holds */
+    assert_int_equal(cpu_histogram_add_u64(d, N, 64, h64), 0);
+    for (int b = 0; b < 64; b++)
+        assert_true(h64[b] == 2 * (h256[4 * b] + h256[4 * b + 1] + h256[4 * b + 2] + h256[4 * b + 3]));
+    free(d);
+}
+
+/* The bin edges by hand: 64 bins put 0..3 in bin 0, 4 in bin 1, 255 in 63;
+ * 2 bins split at 128; one bin holds everything. Equal bytes, an odd count. */
+static void histogram_u64_bin_edges_and_equal_bytes(void **state)
+{
+    (void)state;
+    const unsigned char d[6] = {0, 3, 4, 127, 128, 255};
+    unsigned long long h64[64] = {0}, h2[2] = {0}, h1[1] = {0};
+    assert_int_equal(cpu_histogram_add_u64(d, 6, 64, h64), 0);
+    assert_true(h64[0] == 2 && h64[1] == 1 && h64[31] == 1 && h64[32] == 1 && h64[63] == 1);
+    assert_int_equal(cpu_histogram_add_u64(d, 6, 2, h2), 0);
+    assert_true(h2[0] == 4 && h2[1] == 2);   /* 0 3 4 127 | 128 255 */
+    assert_int_equal(cpu_histogram_add_u64(d, 6, 1, h1), 0);
+    assert_true(h1[0] == 6);
+    unsigned char same[7];
+    memset(same, 201, sizeof same);
+    unsigned long long h[256] = {0};
+    assert_int_equal(cpu_histogram_add_u64(same, 7, 256, h), 0);
+    assert_true(h[201] == 7 && h[200] == 0 && h[202] == 0);
+    assert_int_equal(cpu_histogram_add_u64(same, 0, 256, h), 0);   /* n = 0 adds nothing */
+    assert_true(h[201] == 7);
+}
+
+/* Counts are 64-bit: a bin that already holds 2^32 - 2 goes past 2^32. */
+static void histogram_u64_counts_past_2_to_the_32(void **state)
+{
+    (void)state;
+    unsigned char d[5] = {9, 9, 9, 9, 9};
+    unsigned long long h[256] = {0};
+    h[9] = 4294967294ULL;
+    assert_int_equal(cpu_histogram_add_u64(d, 5, 256, h), 0);
+    assert_true(h[9] == 4294967299ULL);
+}
+
+static void histogram_u64_refuses_bad_bin_counts(void **state)
+{
+    (void)state;
+    unsigned char d[1] = {1};
+    unsigned long long h[512];
+    memset(h, 0x5A, sizeof h);
+    const int bad[] = {0, -1, 3, 65, 255, 257, 512};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        assert_int_equal(cpu_histogram_add_u64(d, 1, bad[k], h), -1);
+    for (int b = 0; b < 512; b++) assert_true(h[b] == 0x5A5A5A5A5A5A5A5AULL);   /* untouched */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +350,10 @@ int main(void)
         cmocka_unit_test(sums_are_compensated),
         cmocka_unit_test(integer_sum_is_exact_beyond_32_bits),
         cmocka_unit_test(histogram_counts_every_byte),
+        cmocka_unit_test(histogram_u64_matches_256_and_merges_for_64),
+        cmocka_unit_test(histogram_u64_bin_edges_and_equal_bytes),
+        cmocka_unit_test(histogram_u64_counts_past_2_to_the_32),
+        cmocka_unit_test(histogram_u64_refuses_bad_bin_counts),
         cmocka_unit_test(blur_means_valid_neighbours_with_pitch),
         cmocka_unit_test(box_mean_3x3_inside_a_larger_image),
         cmocka_unit_test(box_mean_radius2_impulse_counts),

@@ -1,0 +1,219 @@
+// sim.cpp: runs the histogram's kernels on the CPU, without a GPU: one
+// std::thread per CUDA thread, one block at a time, __syncthreads as a
+// std::barrier over the block, __reduce_add_sync as a barrier over the 32
+// threads of a warp, atomics as GCC __atomic builtins. The kernels are the
+// real source (the "kernels" section of ../../histogram.cu, cut out by
+// run.sh); only the two inline-PTX helpers are replaced, by C++ of the same
+// meaning (red.shared.add.u32 -> an atomic add at that shared offset;
+// prmt.b32 -> the byte permute of the PTX ISA, sign replication included).
+// Dynamic shared memory is filled with 0xA5 bytes before each block, so a
+// copy the kernel forgot to zero shows.
+//
+// What it checks: indexing, head/tail/alignment handling, the packed 16-bit
+// layout and its flush, the merges, barrier placement (a missing barrier
+// makes results wrong here too, most of the time), for every kernel at
+// 256 and 64 bins on the three inputs. Not timing, and not the GPU's memory
+// model: compute-sanitizer on the GPU remains the authority on races.
+#include <barrier>
+#include <thread>
+#include <vector>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cstdint>
+#include <functional>
+
+#include "cpu_ref.h"
+#include "hist_common.h"
+#include "hist_host.h"
+
+struct dim3 {
+    unsigned x = 1, y = 1, z = 1;
+    dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
+struct alignas(16) uint4 { unsigned x, y, z, w; };
+static inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return {a, b, c, d}; }
+thread_local dim3 threadIdx, blockIdx;
+dim3 blockDim, gridDim;
+typedef unsigned long long u64;
+static std::barrier<> *g_bar;
+static std::vector<std::barrier<> *> g_warp_bar;
+static unsigned g_warp_val[32][32];
+alignas(16) unsigned g_dyn_smem[65536];   /* 256 KiB */
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __restrict__
+#define __shared__ static
+#define __launch_bounds__(...)
+static inline void __syncthreads() { g_bar->arrive_and_wait(); }
+static inline unsigned atomicAdd(unsigned *p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+static inline u64 atomicAdd(u64 *p, u64 v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+static inline uint4 __ldg(const uint4 *p) { return *p; }
+static inline size_t __cvta_generic_to_shared(const void *p)
+{
+    return (size_t)((const char *)p - (const char *)g_dyn_smem);
+}
+static inline unsigned __reduce_add_sync(unsigned, unsigned v)
+{
+    const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    g_warp_val[warp][lane] = v;
+    g_warp_bar[warp]->arrive_and_wait();
+    unsigned s = 0;
+    for (int l = 0; l < 32; l++) s += g_warp_val[warp][l];
+    g_warp_bar[warp]->arrive_and_wait();
+    return s;
+}
+/* the two PTX helpers of histogram.cu */
+static inline void red_shared_add(unsigned addr, unsigned v)
+{
+    if (addr % 4 != 0 || addr >= sizeof g_dyn_smem) {
+        fprintf(stderr, "sim: red.shared at byte %u: outside the dynamic shared memory\n", addr);
+        abort();
+    }
+    __atomic_fetch_add(&g_dyn_smem[addr / 4], v, __ATOMIC_RELAXED);
+}
+template <unsigned SEL>
+static inline unsigned prmt(unsigned x)
+{
+    const unsigned long long src = x;   /* bytes 4..7 (the second operand) are 0 */
+    unsigned r = 0;
+    for (int i = 0; i < 4; i++) {
+        const unsigned ctl = (SEL >> (4 * i)) & 0xF;
+        unsigned byte = (unsigned)(src >> (8 * (ctl & 7))) & 0xFF;
+        if (ctl & 8) byte = (byte & 0x80) ? 0xFF : 0;
+        r |= byte << (8 * i);
+    }
+    return r;
+}
+
+#define __CUDA_ARCH__ 900   /* the kernels' sm_80+ paths (__reduce_add_sync) */
+#include "kernels.inc"
+
+/* Run f as a grid of grid x block threads, block after block. */
+static void launch(unsigned grid, unsigned block, const std::function<void()> &f)
+{
+    gridDim = dim3(grid);
+    blockDim = dim3(block);
+    for (unsigned b = 0; b < grid; b++) {
+        memset(g_dyn_smem, 0xA5, sizeof g_dyn_smem);
+        std::barrier<> bar(block);
+        g_bar = &bar;
+        std::vector<std::barrier<> *> warps;
+        for (unsigned w = 0; w < (block + 31) / 32; w++) warps.push_back(new std::barrier<>(32));
+        g_warp_bar = warps;
+        std::vector<std::thread> th;
+        th.reserve(block);
+        for (unsigned t = 0; t < block; t++)
+            th.emplace_back([&, t, b] {
+                threadIdx = dim3(t);
+                blockIdx = dim3(b);
+                f();
+            });
+        for (auto &x : th) x.join();
+        for (auto *w : warps) delete w;
+    }
+}
+
+typedef void (*kernel_fn)(const unsigned char *, size_t, u64 *);
+
+struct sim_variant {
+    const char *name;
+    kernel_fn k256, k64;
+    int per_thread;   /* bytes a thread counts per round: 1, 16; 0 = one byte per thread, no loop */
+    int pack16;
+};
+
+static const sim_variant variants[] = {
+    {"global_atomics", hist_global_atomics<256>, hist_global_atomics<64>, 0, 0},
+    {"shared_private", hist_shared_private<256>, hist_shared_private<64>, 1, 0},
+    {"shared_private_vec16", hist_privatized<256, HIST_PER_BLOCK, 1, 0>,
+     hist_privatized<64, HIST_PER_BLOCK, 1, 0>, 16, 0},
+    {"warp_private", hist_privatized<256, HIST_PER_WARP, 1, 0>, hist_privatized<64, HIST_PER_WARP, 1, 0>,
+     16, 0},
+    {"fast_r32", hist_privatized<256, HIST_PER_LANE, 1, 0>, hist_privatized<64, HIST_PER_LANE, 1, 0>, 16, 0},
+    {"fast_r64", hist_privatized<256, HIST_PER_LANE, 2, 0>, hist_privatized<64, HIST_PER_LANE, 2, 0>, 16, 0},
+    {"fast_r128p", hist_privatized<256, HIST_PER_LANE, 4, 1>, hist_privatized<64, HIST_PER_LANE, 4, 1>, 16, 1},
+};
+
+static int run_one(const sim_variant &v, int bins, int kind, const unsigned char *data, size_t n,
+                   size_t offset, unsigned grid, unsigned block)
+{
+    u64 hist[256], ref[256];
+    memset(hist, 0, sizeof hist);
+    memset(ref, 0, sizeof ref);
+    cpu_histogram_add_u64(data + offset, n, bins, ref);
+    kernel_fn k = bins == 256 ? v.k256 : v.k64;
+    const unsigned char *d = data + offset;
+    launch(grid, block, [&] { k(d, n, hist); });
+    for (int b = 0; b < bins; b++)
+        if (hist[b] != ref[b]) {
+            printf("FAIL %s %s %d bins n=%zu offset %zu grid %u x %u: bin %d expected %llu got %llu\n",
+                   v.name, hist_input_name(kind), bins, n, offset, grid, block, b, ref[b], hist[b]);
+            return 0;
+        }
+    return 1;
+}
+
+/* Every launch of one variant; stops at the first mismatch. */
+static int check_variant(const sim_variant &v, unsigned char *const data[], int *runs)
+{
+    const size_t sizes[] = {1, 3, 15, 16, 17, 1000, 4097};
+    const size_t offsets[] = {0, 1, 7, 15};
+    for (int bins : {256, 64})
+        for (int kind = 0; kind < HIST_N_INPUTS; kind++) {
+            const unsigned char *d = data[kind];
+            /* the launcher's grid at small sizes: one round or none per thread */
+            for (size_t n : sizes)
+                for (size_t off : offsets) {
+                    unsigned block = v.per_thread == 0 ? ATOMIC_THREADS : PRIV_THREADS;
+                    unsigned per = v.per_thread == 0 ? 1 : v.per_thread;
+                    unsigned grid = (unsigned)((n + (size_t)per * block - 1) / ((size_t)per * block));
+                    ++*runs;
+                    if (!run_one(v, bins, kind, d, n, off, grid, block)) return 0;
+                }
+            if (v.per_thread == 0) continue;
+            /* full blocks, several of them: 3 x 1024 threads over 40037 bytes */
+            ++*runs;
+            if (!run_one(v, bins, kind, d, 40037, 5, 3, 1024)) return 0;
+            /* a small grid: 20+ rounds per thread, uneven between threads */
+            ++*runs;
+            if (!run_one(v, bins, kind, d, (1u << 16) + 5, 3, 3, 64)) return 0;
+            /* the packed counters' overflow check: one warp, degenerate bytes */
+            if (v.pack16 && kind == HIST_DEGENERATE) {
+                ++*runs;
+                if (!run_one(v, bins, kind, d, HIST_STRESS_N, 0, 1, 32)) return 0;
+            }
+        }
+    return 1;
+}
+
+/* sim [VARIANT...]: every variant, or those named. */
+int main(int argc, char **argv)
+{
+    const size_t cap = HIST_STRESS_N + 64;
+    unsigned char *data[HIST_N_INPUTS];
+    for (int kind = 0; kind < HIST_N_INPUTS; kind++) {
+        data[kind] = (unsigned char *)aligned_alloc(256, cap);
+        for (size_t i = 0; i < cap; i++) data[kind][i] = (unsigned char)hist_input_byte(kind, 2026, i);
+    }
+    int failed = 0, runs = 0, ran = 0;
+    for (const sim_variant &v : variants) {
+        int wanted = argc < 2;
+        for (int a = 1; a < argc; a++) wanted |= strcmp(argv[a], v.name) == 0;
+        if (!wanted) continue;
+        ran++;
+        const int ok = check_variant(v, data, &runs);
+        printf("%-22s %s\n", v.name, ok ? "PASS" : "FAIL");
+        fflush(stdout);
+        failed += !ok;
+    }
+    if (ran == 0) {
+        printf("sim: no variant of that name\nSIM FAIL\n");
+        return 1;
+    }
+    printf("%d launches simulated\n%s\n", runs, failed ? "SIM FAIL" : "SIM PASS");
+    return failed ? 1 : 0;
+}
