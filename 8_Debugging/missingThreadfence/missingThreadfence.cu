@@ -22,7 +22,7 @@
  * Build:  make -C 8_Debugging/missingThreadfence   (bin/missingThreadfence_buggy, _fixed)
  * Run:    bin/missingThreadfence_buggy                      stress: 100000 launches
  *         bin/missingThreadfence_buggy --launches=1000000   longer
- *         bin/missingThreadfence_buggy --quick              4 launches (sanitizer runs)
+ *         bin/missingThreadfence_buggy --quick              4 launches, one block per SM (sanitizer runs)
  *         bin/missingThreadfence_fixed                      PASS
  * Walkthrough: README.md.
  */
@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(BLOCK) sum_single_pass(const int *in, int n, l
 static long long opt_launches = 100000;
 
 static const opt_spec case_opts[] = {
-    OPT_INT_SPEC("launches", "N", "back-to-back launches, each result checked (--quick: 4)",
+    OPT_INT_SPEC("launches", "N", "back-to-back launches, each result checked (--quick: 4, one block per SM)",
                  &opt_launches, 1, 10000000),
     CASE_NO_CHECK_OPT,
 };
@@ -125,7 +125,9 @@ int main(int argc, char **argv)
 
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_single_pass, BLOCK, 0));
-    const int grid = dev.sm_count * per_sm;
+    /* The stress run fills the GPU exactly once; --quick (sanitizer runs,
+     * which are slow per block) uses one block per SM. */
+    const int grid = dev.sm_count * (o.quick ? 1 : per_sm);
     /* Sizes from 1 to 4 elements per thread of the grid, and offsets up to
      * one grid's worth into a shared input: every block's share, and so
      * every partial, differs from one launch to the next. */
@@ -164,7 +166,7 @@ int main(int argc, char **argv)
     poison_guarded(d_res, (size_t)launches * sizeof(long long));
 
     report_note("%d launches of %d blocks x %d threads (%d per SM), n from 1 to %d at offsets 0..%d",
-                launches, grid, BLOCK, per_sm, max_n, max_off);
+                launches, grid, BLOCK, grid / dev.sm_count, max_n, max_off);
     cudaEvent_t t0, t1;
     CUDA_CHECK(cudaEventCreate(&t0));
     CUDA_CHECK(cudaEventCreate(&t1));
