@@ -69,7 +69,7 @@ __global__ void center_blocks(const float *in, float *out, int n)
     __shared__ float s[BLOCK];
     const int tid = threadIdx.x;
     const int i = blockIdx.x * BLOCK + tid;
-    const int len = min(BLOCK, n - blockIdx.x * BLOCK);
+    const int len = min(BLOCK, n - (int)blockIdx.x * BLOCK);
     const float x = i < n ? in[i] : 0.0f;
     s[tid] = x;
     __syncthreads();
