@@ -28,13 +28,13 @@ OBJDIR := $(BUILDDIR)/8_Debugging/$(CASE)
 BINS := $(BINDIR)/$(CASE)_buggy $(BINDIR)/$(CASE)_fixed
 
 # lineinfo=0 drops -lineinfo (the `nolineinfo` build). The cases include
-# 8_Debugging/debug_case.h, which says "buggy" or "fixed".
+# common/debug_case.h, which names the form ("buggy" or "fixed").
 ifeq ($(lineinfo),0)
   CASE_NVCCFLAGS := $(filter-out -lineinfo,$(NVCCFLAGS))
 else
   CASE_NVCCFLAGS := $(NVCCFLAGS)
 endif
-CASE_NVCCFLAGS += -g -I$(ROOT)/8_Debugging
+CASE_NVCCFLAGS += -g
 
 COMMON_SRCS := $(wildcard $(ROOT)/common/*.c)
 COMMON_OBJS := $(patsubst $(ROOT)/common/%.c,$(OBJDIR)/common/%.o,$(COMMON_SRCS))

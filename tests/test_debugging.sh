@@ -3,8 +3,9 @@
 #   - every case folder has its source, README, Makefile, sanitize.expect,
 #     mutants and captures; the source has both forms (#ifdef FIXED, a BUG
 #     marker); both forms are built (bin/<case>_buggy, bin/<case>_fixed);
-#     -DFIXED=1 goes to the fixed object only; BINDIR/BUILDDIR move the
-#     outputs; `make dbg` adds -G and `make nolineinfo` drops -lineinfo; the
+#     -DFIXED=1 goes to the fixed object only; a case builds from a copy of
+#     common/ and its own folder, outputs moved by BINDIR/BUILDDIR (as
+#     tools/mutants.sh builds it); `make dbg` adds -G and `make nolineinfo` drops -lineinfo; the
 #     top level lists cases apart from samples
 #   - every "at FILE:LINE" of a sanitize.expect and every "break FILE:LINE" of
 #     a cuda-gdb script names a line marked "REPORTED: <kind>" (of that kind),
@@ -66,11 +67,50 @@ if grep -q -- ' -G ' <<<"$out" && grep -q "bin/dbg" <<<"$out"; then ok; else bad
 out=$(make -B -n -C 8_Debugging/$c nolineinfo 2>&1)
 if grep -q 'nvcc .* -c ' <<<"$out" && ! grep -q -- '-lineinfo' <<<"$out"; then ok
 else bad "make nolineinfo still passes -lineinfo"; fi
-if make -s -C 8_Debugging/$c BINDIR="$tmp/bin" BUILDDIR="$tmp/build" >/dev/null 2>&1 \
-    && [ -x "$tmp/bin/${c}_buggy" ] && [ -x "$tmp/bin/${c}_fixed" ] && [ -f "$tmp/build/8_Debugging/$c/fixed.o" ]; then ok
-else bad "BINDIR=/BUILDDIR= do not move a case's outputs"; fi
+# A copy of the tree with only common/ and the case's folder (what
+# tools/mutants.sh builds a mutant in), outputs moved by BINDIR=/BUILDDIR=.
+mkdir -p "$tmp/tree/8_Debugging" && cp -r common "$tmp/tree/" && cp -r 8_Debugging/$c "$tmp/tree/8_Debugging/"
+if make -s -C "$tmp/tree/8_Debugging/$c" BINDIR="$tmp/bin" BUILDDIR="$tmp/build" >"$tmp/tree.log" 2>&1 \
+    && [ -x "$tmp/bin/${c}_buggy" ] && [ -x "$tmp/bin/${c}_fixed" ] && [ -f "$tmp/build/8_Debugging/$c/fixed.o" ] \
+    && [ ! -e "$tmp/tree/bin" ] && [ ! -e "$tmp/tree/build" ]; then ok
+else bad "a case does not build from common/ and its own folder with BINDIR=/BUILDDIR=: $(tail -n5 "$tmp/tree.log")"; fi
 out=$(make -n blurPitch 2>&1)
 if grep -q 'make.* -C 8_Debugging/blurPitch' <<<"$out"; then ok; else bad "make blurPitch at the top does not build the case"; fi
+
+# common/debug_case.h: the names of the two forms and the closing line,
+# with and without --no-check, in a probe built with gcc (no GPU needed)
+cat >"$tmp/probe.c" <<'C'
+#include <stdlib.h>
+#include "debug_case.h"
+int main(int argc, char **argv)
+{
+    static const opt_spec opts[] = {CASE_NO_CHECK_OPT};
+    static const opts_config cfg = {CASE_NAME("probe"), "probe", opts, 1, NULL, 0};
+    common_opts o;
+    opts_parse_or_exit(&cfg, argc, argv, &o);
+    report_init(CASE_NAME("probe"), o.json);
+    if (!case_no_check) {
+        result_rec r;
+        rec_begin(&r, "x");
+        rec_str(&r, "status", getenv("PROBE_FAIL") ? "FAIL" : "PASS");
+        rec_emit(&r);
+    }
+    return case_finish(CASE_NAME("probe"));
+}
+C
+if gcc -std=c11 -Wall -Wextra -Werror -Icommon -o "$tmp/probe_buggy" "$tmp/probe.c" common/options.c common/report.c -lm \
+    && gcc -std=c11 -Wall -Wextra -Werror -Icommon -DFIXED=1 -o "$tmp/probe_fixed" "$tmp/probe.c" common/options.c common/report.c -lm; then ok
+else bad "common/debug_case.h does not compile cleanly in C"; fi
+# probe_case FORM ENV ARGS... -> "exit status|last line"
+probe_case() { local f=$1 e=$2; shift 2; local out; out=$(env $e "$tmp/probe_$f" "$@" 2>/dev/null); echo "$?|$(tail -n1 <<<"$out")"; }
+[ "$(probe_case buggy X=1)" = "0|probe_buggy: PASS" ] && ok || bad "probe_buggy: $(probe_case buggy X=1)"
+[ "$(probe_case fixed X=1)" = "0|probe_fixed: PASS" ] && ok || bad "probe_fixed: $(probe_case fixed X=1)"
+[ "$(probe_case buggy PROBE_FAIL=1)" = "1|probe_buggy: FAIL" ] && ok || bad "a failed check: $(probe_case buggy PROBE_FAIL=1)"
+[ "$(probe_case buggy PROBE_FAIL=1 --no-check)" = "0|probe_buggy: PASS (--no-check: results not compared)" ] && ok \
+    || bad "--no-check: $(probe_case buggy PROBE_FAIL=1 --no-check)"
+[ "$(probe_case fixed X=1 --no-check --json)" = '0|{"sample":"probe_fixed","status":"PASS","checked":false}' ] && ok \
+    || bad "--no-check --json: $(probe_case fixed X=1 --no-check --json)"
+"$tmp/probe_buggy" --help | grep -q -- '--no-check' && ok || bad "--help does not list --no-check"
 
 # ---- markers: sanitize.expect and cuda-gdb scripts against the sources ---
 # check_markers DIR (a case folder): prints one line per problem.

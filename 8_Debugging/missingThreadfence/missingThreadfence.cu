@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     long long *h_res = (long long *)malloc((size_t)launches * sizeof(long long));
     if (!h_in || !prefix || !h_n || !h_off || !h_res) {
         report_fail("cannot allocate host memory");
-        return case_finish(NAME);
+        return report_finish(); /* FAIL, with or without --no-check */
     }
     prefix[0] = 0;
     for (int i = 0; i < total; i++) {

@@ -1,4 +1,5 @@
-/* debug_case.h: the little that every 8_Debugging case shares.
+/* debug_case.h: the little that every 8_Debugging case shares (the cases
+ * are built by common/debug_case.mk; see 8_Debugging/README.md).
  *
  * One source builds twice (common/debug_case.mk): bin/<case>_buggy, and
  * bin/<case>_fixed with -DFIXED=1. Inside the source the difference is
