@@ -128,8 +128,9 @@ int main(int argc, char **argv)
 
     /* Device: the image (rows W floats apart), the output (pitched like the
      * ROI buffer, with a guard zone), and the ROI buffer itself, allocated
-     * last so that nothing of ours lies right after it: a read that runs past
-     * its end into another live allocation would be invisible to memcheck. */
+     * last, so that (as long as the allocator hands out rising addresses)
+     * nothing of ours lies right after it: a read that runs past its end into
+     * another live allocation would be invisible to memcheck. */
     float *d_img, *d_roi;
     CUDA_CHECK(cudaMalloc(&d_img, img_bytes));
     float *d_out = (float *)guarded_malloc(roi_bytes);

@@ -199,7 +199,7 @@ int main(int argc, char **argv)
     report_note("n=%d, window 2*%d+1 = %d, differential run: %zu of %d outputs changed between two "
                 "runs of the same input (local memory scribbled with 1e6 in between)",
                 n, r, 2 * r + 1, changed, 2 * n);
-    report_note("first outputs, run 1 -> run 2 (CPU): mean[%d] %.6g -> %.6g (%.6g)", n / 2,
+    report_note("one output, run 1 -> run 2 (CPU): mean[%d] %.6g -> %.6g (%.6g)", n / 2,
                 h_mean[0][n / 2], h_mean[1][n / 2], h_mean_ref[n / 2]);
 
     if (!case_no_check) {
