@@ -2,6 +2,7 @@
 #
 #   make                build every sample (and the 9_Verification tools)
 #   make vectorAdd      build one sample (or: make -C 0_Simple/vectorAdd)
+#   make blurPitch      build one 8_Debugging case, both forms (make cases: all of them)
 #   make run            build and run every sample, print a summary table
 #   make test           unit tests (CPU) and process tests of every sample binary
 #   make verify         every sample under the four compute-sanitizer tools
@@ -14,23 +15,32 @@
 #   make SMS="80 90"    choose GPU architectures (default: the local GPU's, else 90)
 #   make dbg=1          device debug build (-G)
 #
-# Samples are discovered: any folder N_Group/name/ (N = 0..8) with a Makefile.
+# Samples are discovered: any folder N_Group/name/ (N = 0..8) with a Makefile,
+# except the 8_Debugging case studies (below).
 
 ROOT := $(CURDIR)
 include common/arch.mk
 
-SAMPLE_DIRS := $(sort $(patsubst %/Makefile,%,$(wildcard [0-8]_*/*/Makefile)))
+SAMPLE_DIRS := $(sort $(patsubst %/Makefile,%,$(filter-out 8_Debugging/%,$(wildcard [0-8]_*/*/Makefile))))
 SAMPLES := $(notdir $(SAMPLE_DIRS))
 TOOL_DIRS := $(sort $(patsubst %/Makefile,%,$(wildcard 9_Verification/*/Makefile)))
 
-ifneq ($(words $(SAMPLES)),$(words $(sort $(SAMPLES))))
-  $(error two sample folders share a name: $(SAMPLE_DIRS))
+# 8_Debugging holds case studies, not samples: each folder builds
+# bin/<case>_buggy and bin/<case>_fixed (common/debug_case.mk). `make` builds
+# them and `make test` runs the process tests on them; `make verify` finds
+# their sanitize.expect by itself; `make run` and `make bench` leave them out.
+CASE_DIRS := $(sort $(patsubst %/Makefile,%,$(wildcard 8_Debugging/*/Makefile)))
+CASES := $(notdir $(CASE_DIRS))
+
+ifneq ($(words $(SAMPLES) $(CASES)),$(words $(sort $(SAMPLES) $(CASES))))
+  $(error two sample or case folders share a name: $(SAMPLE_DIRS) $(CASE_DIRS))
 endif
 
 .PHONY: all samples tools run test verify bench mutants compare charts clean list $(SAMPLE_DIRS) $(TOOL_DIRS) $(SAMPLES)
+.PHONY: cases list-cases $(CASE_DIRS) $(CASES)
 
 # The README's table of samples is regenerated from the folders on every build.
-all: samples tools
+all: samples cases tools
 	@tools/readme_samples.sh
 
 samples: $(SAMPLE_DIRS)
@@ -51,6 +61,18 @@ $(SAMPLES):
 
 list:
 	@for d in $(SAMPLE_DIRS); do echo $$d; done
+
+# 8_Debugging: `make cases` builds every case in both forms, `make blurPitch` one.
+cases: $(CASE_DIRS)
+
+$(CASE_DIRS):
+	$(MAKE) -C $@
+
+$(CASES):
+	$(MAKE) -C 8_Debugging/$@
+
+list-cases:
+	@for d in $(CASE_DIRS); do echo $$d; done
 
 run: all
 	@tools/run_samples.sh $(SAMPLES)
