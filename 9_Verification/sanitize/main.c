@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -207,16 +208,15 @@ static int parse_cli(int argc, char **argv, cli *c)
             if (strlen(val) >= sizeof ((sz_run_spec *)0)->args)
                 return bad("--args: too long (at most 511 bytes)%s%s", "", "");
             c->args = val;
-        } else if (!strcmp(k, "expect")) {
-            c->expect = val;
-        } else if (!strcmp(k, "root")) {
-            c->root = val;
-        } else if (!strcmp(k, "out")) {
-            c->out = val;
-        } else if (!strcmp(k, "sanitizer")) {
-            c->sanitizer = val;
-        } else if (!strcmp(k, "parse")) {
-            c->parse = val;
+        } else if (!strcmp(k, "expect") || !strcmp(k, "root") || !strcmp(k, "out") ||
+                   !strcmp(k, "sanitizer") || !strcmp(k, "parse")) {
+            /* room for what the harness appends (raw/<run>.<tool>.xml) */
+            if (strlen(val) > PATH_MAX - 400) return bad("%s: the path is too long%s", a, "");
+            if (!strcmp(k, "expect")) c->expect = val;
+            else if (!strcmp(k, "root")) c->root = val;
+            else if (!strcmp(k, "out")) c->out = val;
+            else if (!strcmp(k, "sanitizer")) c->sanitizer = val;
+            else c->parse = val;
         } else if (!strcmp(k, "max-report") || !strcmp(k, "max-log")) {
             if (parse_bytes(k, val, k[4] == 'r' ? &c->max_report : &c->max_log)) return 1;
         } else if (!strcmp(k, "contain")) {
@@ -536,6 +536,21 @@ static int build_argv(const char *sanitizer, int tool, const char *xml, const sz
 
 /* ---- the output folder ------------------------------------------------ */
 
+/* 1 if name has the shape of a file the harness writes in raw/:
+ * <run>.<tool>.xml or <run>.<tool>.log. */
+static int raw_file_name(const char *name)
+{
+    for (int t = 0; t < SZ_N_TOOLS; t++) {
+        for (int x = 0; x < 2; x++) {
+            char tail[32];
+            snprintf(tail, sizeof tail, ".%s.%s", sz_tool_name(t), x ? "log" : "xml");
+            size_t n = strlen(name), k = strlen(tail);
+            if (n > k && !strcmp(name + n - k, tail)) return 1;
+        }
+    }
+    return 0;
+}
+
 /* raw/ afresh: what a previous run left (its .xml and .log files, or a
  * symlink where raw/ was) is removed; anything else in raw/ is refused,
  * left alone. The new folder is ours, so nothing in it was planted, and
@@ -559,10 +574,8 @@ static int fresh_raw(int outfd, const char *out_dir, char *err, size_t errlen)
             char which[256] = "";
             while ((e = readdir(d))) {
                 if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-                size_t n = strlen(e->d_name);
                 struct stat es;
-                int ours = n > 4 && (!strcmp(e->d_name + n - 4, ".xml") ||
-                                     !strcmp(e->d_name + n - 4, ".log")) &&
+                int ours = raw_file_name(e->d_name) &&
                            fstatat(fd, e->d_name, &es, AT_SYMLINK_NOFOLLOW) == 0 &&
                            (S_ISREG(es.st_mode) || S_ISLNK(es.st_mode));
                 if (!ours) {
@@ -887,6 +900,11 @@ int main(int argc, char **argv)
     if (mkdirs(out_dir) ||
         (outfd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
         snprintf(err, sizeof err, "cannot create %s: %s", out_dir, strerror(errno));
+    } else if (flock(outfd, LOCK_EX | LOCK_NB)) {
+        /* a second harness on the same --out would remove the first's raw/ */
+        snprintf(err, sizeof err, "%s: %s", out_dir,
+                 errno == EWOULDBLOCK ? "another bin/sanitize is writing its reports here"
+                                      : strerror(errno));
     } else {
         rawfd = fresh_raw(outfd, out_dir, err, sizeof err);
     }

@@ -219,6 +219,7 @@ static void end_descendants(void)
 static void run_init(char *const argv[], int lifeline)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    prctl(PR_SET_NAME, "sanitize-init");
     /* if K is already gone, the death signal was missed: the lifeline's
      * write end closed with K */
     struct pollfd pf = {lifeline, POLLIN, 0};
@@ -262,6 +263,7 @@ static void run_keeper(char *const argv[], pid_t harness, sz_contain mode)
     sigset_t set;
     keeper_sigset(&set);
     sigprocmask(SIG_BLOCK, &set, NULL); /* waited for with sigwaitinfo */
+    prctl(PR_SET_NAME, "sanitize-keep"); /* as ps shows it */
     /* the harness dying (killed, even with SIGKILL) reaches K as SIGTERM */
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != harness) _exit(128 + SIGTERM);

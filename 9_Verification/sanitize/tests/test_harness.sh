@@ -276,11 +276,22 @@ check "... and the file they point to is untouched" "[ \"\$(cat '$out/victim')\"
 check "... and the reports are plain files" "[ -f '$out/s/summary.txt' ] && [ ! -L '$out/s/summary.txt' ] && [ ! -L '$out/s/raw/planted_clean.memcheck.log' ]"
 bin/sanitize --binary=bin/planted_clean --tool=memcheck --sanitizer=$fake --assume-gpus=1 --out="$out/s2" --quiet >"$out/s2.txt" 2>&1
 check "--out/raw a symlink to another folder: nothing written there" "[ $? = 0 ] && [ -z \"\$(ls -A '$out/elsewhere')\" ] && [ ! -L '$out/s2/raw' ]"
-mkdir -p "$out/s3/raw/keep"
+mkdir -p "$out/s3/raw/keep" "$out/s5/raw"
+echo mine >"$out/s5/raw/notes.log"
+bin/sanitize --binary=bin/planted_clean --tool=memcheck --sanitizer=$fake --assume-gpus=1 --out="$out/s5" --quiet >"$out/s5.txt" 2>&1
+check "--out/raw holding a .log the harness did not name: refused, kept" "[ $? = 1 ] && [ \"\$(cat '$out/s5/raw/notes.log')\" = mine ]"
 bin/sanitize --binary=bin/planted_clean --tool=memcheck --sanitizer=$fake --assume-gpus=1 --out="$out/s3" --quiet >"$out/s3.txt" 2>&1
 check "--out/raw holding something the harness did not write: refused, left alone" "[ $? = 1 ] && [ -d '$out/s3/raw/keep' ] && grep -q 'raw' '$out/s3.txt'"
 bin/sanitize --binary=bin/planted_clean --tool=memcheck --sanitizer=$fake --assume-gpus=1 --out="$out/s" --quiet >"$out/s4.txt" 2>&1
 check "a second run into the same --out replaces the first's raw files" "[ $? = 0 ] && [ \$(ls '$out/s/raw' | wc -l) = 2 ]"
+
+FAKE_SLEEP=3 bin/sanitize --binary=bin/planted_clean --tool=memcheck --sanitizer=$fake --assume-gpus=1 --out="$out/lock" --quiet >"$out/lock1.txt" 2>&1 &
+lpid=$!
+appears fake-sleep 10
+bin/sanitize --binary=bin/planted_clean --tool=memcheck --sanitizer=$fake --assume-gpus=1 --out="$out/lock" --quiet >"$out/lock2.txt" 2>&1
+check "a second harness on the same --out: refused while the first runs" "[ $? = 1 ] && grep -q 'another bin/sanitize' '$out/lock2.txt'"
+wait $lpid
+check "... and the first one's run is not disturbed" "[ $? = 0 ]"
 
 # ---- 8_Debugging case folders: runs named in sanitize.expect ----------------
 
@@ -305,6 +316,28 @@ bin/sanitize --root="$r8" --sample=caseA --list >"$out/r8a.txt" 2>&1
 check "8_Debugging cases: --sample=<case folder> selects its buggy and fixed runs" "grep -q 'sanitize: 5 runs' '$out/r8a.txt'"
 FAKE_FIXTURES="$r8/fx" bin/sanitize --root="$r8" --folder=8_Debugging --sanitizer=$fake --assume-gpus=2 --out="$out/r8o" --quiet >"$out/r8o.txt" 2>&1
 check "8_Debugging cases: buggy DETECTED, fixed CLEAN" "[ $? = 0 ] && grep -q '6 runs: 5 CLEAN, 1 DETECTED' '$out/r8o.txt'"
+
+# ---- the CI recipe and the README tables --------------------------------------
+
+ci=9_Verification/sanitize/ci
+if python3 -c 'import yaml' 2>/dev/null; then
+    check "the CI jobs are valid YAML" "python3 -c 'import sys, yaml; [yaml.safe_load(open(f)) for f in sys.argv[1:]]' $ci/github-actions.yml $ci/gitlab-ci.yml"
+fi
+check "the CI jobs run bin/sanitize into build/sanitize and read its JUnit file" \
+    "grep -q 'bin/sanitize --out=build/sanitize' $ci/github-actions.yml && grep -q 'report_paths: build/sanitize/sanitize.junit.xml' $ci/github-actions.yml && grep -q 'bin/sanitize --out=build/sanitize' $ci/gitlab-ci.yml && grep -q 'junit: build/sanitize/sanitize.junit.xml' $ci/gitlab-ci.yml"
+check "the README shows the CI jobs as they are in ci/" \
+    "grep -q 'report_paths: build/sanitize/sanitize.junit.xml' 9_Verification/sanitize/README.md && grep -q 'junit: build/sanitize/sanitize.junit.xml' 9_Verification/sanitize/README.md"
+rr=$out/rr
+mkdir -p "$rr/9_Verification/sanitize" "$rr/9_Verification/planted"
+cp 9_Verification/sanitize/README.md "$rr/9_Verification/sanitize/"
+cp 9_Verification/planted/README.md "$rr/9_Verification/planted/"
+9_Verification/sanitize/readme_results.sh "$out/a" "$rr" >/dev/null 2>&1
+check "readme_results.sh fills both tables from a run's summary.txt" \
+    "[ $? = 0 ] && grep -q '^| planted_barrier | synccheck | DETECTED |' '$rr/9_Verification/planted/README.md' && grep -q '^| planted_clean | CLEAN | CLEAN | CLEAN | CLEAN |' '$rr/9_Verification/sanitize/README.md' && grep -q '<!-- results:end -->' '$rr/9_Verification/sanitize/README.md'"
+9_Verification/sanitize/readme_results.sh "$out/nothing" "$rr" >/dev/null 2>&1
+check "readme_results.sh without a summary: exit 1" "[ $? = 1 ]"
+check "the committed READMEs' tables are empty until filled from a real run" \
+    "[ \$(sed -n '/results:begin/,/results:end/p' 9_Verification/sanitize/README.md | wc -l) -le 2 ] || grep -q 'Measured: .*results/H200' 9_Verification/sanitize/README.md"
 
 rm -rf "$out"
 echo "$pass passed, $fail failed"
