@@ -224,7 +224,7 @@ typedef enum { SZ_CONTAIN_AUTO, SZ_CONTAIN_PIDNS, SZ_CONTAIN_REAPER } sz_contain
 int sz_contain_init(sz_contain want, char *why, size_t len);
 
 typedef struct {
-    int pid;             /* the keeper (see sz_proc.c), also its process group */
+    int pid;             /* the keeper (see sz_proc.c), leader of a session of its own */
     double start;        /* seconds, monotonic */
     double timeout_s;    /* <= 0: none */
     int out_fd;          /* read end of the command's stdout+stderr; -1 at EOF */

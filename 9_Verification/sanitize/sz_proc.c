@@ -39,6 +39,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -113,6 +114,28 @@ fail:
 /* ---- containment ------------------------------------------------------ */
 
 static sz_contain contain_mode = SZ_CONTAIN_REAPER;
+
+/* In K, right after fork: close every descriptor but 0, 1 and 2. K would
+ * otherwise hold the harness's: the other runs' pipes, the lock on --out
+ * (held until every copy is closed), the folders' descriptors. */
+static void close_other_fds(void)
+{
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+#endif
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) {
+        for (int fd = 3; fd < 65536; fd++) close(fd);
+        return;
+    }
+    int self = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int fd = atoi(e->d_name);
+        if (fd > 2 && fd != self) close(fd);
+    }
+    closedir(d);
+}
 
 /* The signals the keeper waits for instead of handling them. */
 static void keeper_sigset(sigset_t *s)
@@ -369,13 +392,13 @@ int sz_proc_start(sz_proc *p, char *const argv[], const char *cwd, int log_fd, s
         return -1;
     }
     if (pid == 0) {
-        /* K: a process group of its own (a ^C at the terminal reaches the
-         * harness, whose death then ends the run), output into the pipe */
-        setpgid(0, 0);
+        /* K: a session of its own, so no controlling terminal: nothing the
+         * run starts can write to the terminal around the pipe, and a ^C
+         * there reaches only the harness, whose death ends the run */
+        setsid();
         dup2(pfd[1], 1);
         dup2(pfd[1], 2);
-        close(pfd[0]);
-        close(pfd[1]);
+        close_other_fds();
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0 && devnull != 0) {
             dup2(devnull, 0);
@@ -388,7 +411,6 @@ int sz_proc_start(sz_proc *p, char *const argv[], const char *cwd, int log_fd, s
         if (env_name && env_value) setenv(env_name, env_value, 1);
         run_keeper(argv, harness, contain_mode);
     }
-    setpgid(pid, pid);
     close(pfd[1]);
     fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
     p->pid = (int)pid;

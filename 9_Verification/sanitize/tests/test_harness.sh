@@ -182,6 +182,14 @@ for mode in $modes; do
         set +m
         appears "$tok-orphan" 10 && appears "$tok-sleep" 10
         check "$mode: the fake left a setsid grandchild (test set-up)" "[ $? = 0 ]"
+        if [ "$how" = KILL ]; then
+            held=""
+            for p in /proc/[0-9]*; do
+                [ "$(cat "$p/comm" 2>/dev/null)" = sanitize-keep ] || continue
+                held="$held$(ls -l "$p/fd/" 2>/dev/null | grep -F "$out/k")"
+            done
+            check "$mode: the keeper holds no descriptor of --out (its lock, raw/)" "[ -z \"$held\" ]"
+        fi
         kill -$how $hpid
         for i in $(seq 100); do kill -0 $hpid 2>/dev/null || break; sleep 0.1; done
         check "$mode: SIG$how ends the harness" "! kill -0 $hpid 2>/dev/null"
