@@ -50,8 +50,13 @@ cleanup_token() {  # the test's own leftovers, by pid, if a check failed
     for p in $(procs_with "$1"); do kill -KILL "$p" 2>/dev/null; leftovers="$leftovers $p"; done
 }
 # control characters (other than newline) or C1 controls, and invalid UTF-8
-has_controls() { LC_ALL=C grep -qP '[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$1"; }
-utf8_ok() { iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1; }
+# (plain grep with bytes in C locale: no -P, which a grep may lack and then
+# "find" nothing; a NUL never gets this far, the harness's strings are C strings)
+has_controls() { LC_ALL=C grep -q -e $'[\x01-\x09\x0b-\x1f\x7f]' -e $'\xc2[\x80-\x9f]' "$1"; }
+utf8_ok() {
+    if command -v iconv >/dev/null; then iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1
+    else python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$1" 2>/dev/null; fi
+}
 json_ok() { build/tests/json_check "$1" >/dev/null 2>&1 || python3 -m json.tool "$1" >/dev/null 2>&1; }
 
 # ---- the harness as designed --------------------------------------------
