@@ -298,9 +298,10 @@ check "--out/raw holding something the harness did not write: refused, left alon
 bin/sanitize --binary=bin/planted_clean --tool=memcheck --sanitizer=$fake --assume-gpus=1 --out="$out/s" --quiet >"$out/s4.txt" 2>&1
 check "a second run into the same --out replaces the first's raw files" "[ $? = 0 ] && [ \$(ls '$out/s/raw' | wc -l) = 2 ]"
 
-FAKE_SLEEP=3 bin/sanitize --binary=bin/planted_clean --tool=memcheck --sanitizer=$fake --assume-gpus=1 --out="$out/lock" --quiet >"$out/lock1.txt" 2>&1 &
+tok="sz-test-lock-$$-$RANDOM"
+FAKE_ORPHAN=$tok FAKE_SLEEP=3 bin/sanitize --binary=bin/planted_clean --tool=memcheck --sanitizer=$fake --assume-gpus=1 --out="$out/lock" --quiet >"$out/lock1.txt" 2>&1 &
 lpid=$!
-appears fake-sleep 10
+appears "$tok-sleep" 10
 bin/sanitize --binary=bin/planted_clean --tool=memcheck --sanitizer=$fake --assume-gpus=1 --out="$out/lock" --quiet >"$out/lock2.txt" 2>&1
 check "a second harness on the same --out: refused while the first runs" "[ $? = 1 ] && grep -q 'another bin/sanitize' '$out/lock2.txt'"
 wait $lpid
