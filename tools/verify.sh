@@ -5,7 +5,7 @@
 # sanitize.expect beside each (see 9_Verification/sanitize/README.md).
 #
 #   tools/verify.sh                         the whole suite, reports in build/sanitize/
-#   tools/verify.sh --out=results/h200/sanitize --jobs=1
+#   tools/verify.sh --out=results/H200/sanitize --jobs=1
 #   tools/verify.sh --folder=0_Simple --tool=memcheck
 #   VERIFY_ARGS="--timeout=300" make verify
 #

@@ -679,7 +679,7 @@ int main(int argc, char **argv)
         printf("JSON report: %s\n", o.json);
     }
 
-    /* The closing line. With labels: the targets of the issue (static only:
+    /* The closing line. With labels: the gate's targets (static only:
      * no good candidate rejected); without: every candidate accepted. */
     int ok;
     char why[200];

@@ -10,7 +10,7 @@
 #include "check.h"
 #include "cpu_ref.h"
 
-/* The issue's profiles: general float rel 1e-4 / abs 1e-5; exp, tanh and
+/* The tolerance profiles: general float rel 1e-4 / abs 1e-5; exp, tanh and
  * saturating functions rel 1e-2; reductions rel 1e-3 (plus a term scaled by
  * the sum of the magnitudes of the terms, so an element that cancels to
  * nearly 0 is judged against the size of what was summed); integers exact. */

@@ -3,11 +3,13 @@
  *   sz_report.c   a compute-sanitizer XML report -> detections (kind, kernel,
  *                 file:line, thread/block, count)
  *   sz_expect.c   the sanitize.expect format, matching and the verdict
- *   sz_output.c   the terminal table, the JSON report, JUnit XML
- *   sz_proc.c     running one command with a timeout in its own process
- *                 group, and splitting an argument string
- *   main.c        command line, suite discovery, workers per GPU
- * Host-only C11.
+ *   sz_output.c   the terminal table, the JSON report, JUnit XML, and the
+ *                 cleaning of every string that reaches a terminal or file
+ *   sz_proc.c     running one command contained (a pid namespace, else a
+ *                 subreaper), with a time limit and a capped output pipe;
+ *                 splitting an argument string
+ *   main.c        command line, suite discovery, the output folder, workers
+ * Host-only C11 (Linux for sz_proc.c).
  */
 #ifndef SANITIZE_H
 #define SANITIZE_H
@@ -24,6 +26,27 @@ int sz_tool_parse(const char *name); /* -1 if unknown */
 
 /* The exit code compute-sanitizer is told to return when it finds errors. */
 #define SZ_ERROR_EXITCODE 86
+
+/* Caps (README.md, "Guarantees"): a report larger than this is not read
+ * (--max-report), a run's output beyond this is dropped from its log
+ * (--max-log), records fold into at most this many distinct detections,
+ * and one record may hold at most this many elements. */
+#define SZ_DEFAULT_MAX_REPORT ((size_t)64 << 20)
+#define SZ_DEFAULT_MAX_LOG ((size_t)16 << 20)
+#define SZ_MAX_DETECTIONS 10000
+#define SZ_MAX_RECORD_ELEMENTS 10000
+
+/* ---- text ------------------------------------------------------------- */
+/* Copy src into dst (len bytes with the NUL) as valid UTF-8 without
+ * terminal controls: each byte that is not part of valid UTF-8 and each C0
+ * or C1 control, DEL, bidirectional override or isolate becomes '?' (tab,
+ * CR and newline become a space); the copy is cut at a character boundary.
+ * Returns the bytes written. */
+size_t sz_clean_text(char *dst, size_t len, const char *src);
+/* Write n bytes to f the same way, keeping newlines. */
+void sz_write_clean(FILE *f, const char *s, size_t n);
+/* printf through sz_write_clean. */
+void sz_print_clean(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- detections ----------------------------------------------------- */
 #define SZ_MAX_LOCS 8
@@ -50,6 +73,7 @@ typedef struct {
     sz_detection *d;
     int n, cap;
     int n_records;       /* <record> elements read */
+    int *slot, n_slots;  /* hash table of indices into d (folding) */
 } sz_found;
 
 /* The record kinds the harness knows (others become "other-<kind>"). */
@@ -58,9 +82,18 @@ int sz_kind_known(const char *kind);
 
 /* Read a parsed report. 0 on success; -1 with err if the root is not
  * <ComputeSanitizerOutput>. Records of the same kind at the same first
- * location in the same kernel fold into one detection with a count. */
+ * location in the same kernel fold into one detection with a count; more
+ * than SZ_MAX_DETECTIONS distinct ones is an error. Strings are cleaned
+ * (sz_clean_text). */
 int sz_report_read(const xml_node *root, sz_found *out, char *err, size_t errlen);
-/* Parse a file and read it. */
+/* The same from text, one record in memory at a time, in time linear in
+ * len; deadline (CLOCK_MONOTONIC seconds, as sz_now; 0 none) stops it. */
+int sz_report_read_text(const char *text, size_t len, double deadline, sz_found *out, char *err,
+                        size_t errlen);
+/* A file of at most max_bytes (a regular file, not through a symlink). */
+int sz_report_read_file_limited(const char *path, size_t max_bytes, double deadline,
+                                sz_found *out, char *err, size_t errlen);
+/* The same with SZ_DEFAULT_MAX_REPORT and no deadline. */
 int sz_report_read_file(const char *path, sz_found *out, char *err, size_t errlen);
 void sz_found_free(sz_found *f);
 /* "oob_read.cu:31" for the first location ("?" if none). */
@@ -122,6 +155,7 @@ const char *sz_verdict_name(sz_verdict v);
 
 typedef struct {
     char name[128];
+    char label[144];     /* name, made unique among the runs ("name#2") */
     char binary[512];
     char args[512];
     int tool;
@@ -133,6 +167,8 @@ typedef struct {
     char message[512];   /* why ERROR / notes */
     char xml_path[700];
     char log_path[700];
+    size_t max_report;   /* 0: SZ_DEFAULT_MAX_REPORT */
+    double deadline;     /* the run's time limit, for reading its report (0: none) */
     sz_found found;
     int missed[SZ_MAX_EXPECT];  /* 1: expectation i was not found */
     int *unexpected;            /* per detection: 1 if nothing declared it */
@@ -149,6 +185,8 @@ sz_verdict sz_judge(const sz_tool_expect *expect, const sz_found *found, int *mi
  * Sets r->verdict, r->message, r->found, r->missed, r->unexpected. */
 void sz_evaluate(sz_result *r, int exit_code, int timed_out, int timeout_s);
 void sz_result_free(sz_result *r);
+/* Add "; note" to r->message. */
+void sz_note(sz_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- output --------------------------------------------------------- */
 typedef struct {
@@ -157,6 +195,7 @@ typedef struct {
     const char *sanitizer;   /* path */
     const char *version;     /* compute-sanitizer --version line, or "" */
     const char *command;     /* how the harness was run */
+    const char *containment; /* how runs were contained */
     int workers;
 } sz_meta;
 
@@ -176,22 +215,48 @@ int sz_count(const sz_result *r, int n, int counts[5]);
 int sz_split_args(const char *s, char **argv, int max, char *err, size_t errlen);
 void sz_free_args(char **argv, int n);
 
+/* How a run and everything it starts are contained (sz_proc.c). */
+typedef enum { SZ_CONTAIN_AUTO, SZ_CONTAIN_PIDNS, SZ_CONTAIN_REAPER } sz_contain;
+/* Choose for every later sz_proc_start: AUTO tries a pid namespace (a
+ * probe run) and falls back to the subreaper. Returns the mode chosen with
+ * a description in why, or -1 (why says why) when PIDNS was asked for and
+ * is not available. */
+int sz_contain_init(sz_contain want, char *why, size_t len);
+
 typedef struct {
-    int pid;             /* also the process group id */
+    int pid;             /* the keeper (see sz_proc.c), leader of a session of its own */
     double start;        /* seconds, monotonic */
     double timeout_s;    /* <= 0: none */
+    int out_fd;          /* read end of the command's stdout+stderr; -1 at EOF */
+    int log_fd;          /* the output goes here (-1: into buf) */
+    size_t log_max, log_bytes;         /* cap and bytes kept */
+    unsigned long long log_dropped;    /* bytes past the cap */
+    char *buf;           /* capture (sz_capture) */
+    size_t buf_len, buf_max;
+    const char *watch_path;  /* a file whose size is capped (the report) */
+    long long watch_max;
+    int watch_over;      /* 1: the run was stopped because it passed watch_max */
 } sz_proc;
 
-/* Start argv[0] with argv in directory cwd (NULL: here), stdout and stderr
- * into log_path (NULL: inherited), the environment variable env_name set to
- * env_value when both are given, in a new process group. 0 or -1 (errno). */
-int sz_proc_start(sz_proc *p, char *const argv[], const char *cwd, const char *log_path,
+/* Start argv (argv[0] a path, or a name looked up in PATH) contained, in
+ * directory cwd (NULL: here), stdout and stderr into a pipe that
+ * sz_proc_poll copies to log_fd up to log_max bytes, the environment
+ * variable env_name set to env_value when both are given. 0 or -1 (errno). */
+int sz_proc_start(sz_proc *p, char *const argv[], const char *cwd, int log_fd, size_t log_max,
                   const char *env_name, const char *env_value, double timeout_s);
-/* Non-blocking check. Returns 1 when finished (exit code in *code: the exit
- * status, 128 + signal if killed by one, 127 if exec failed; *timed_out set
- * if the harness killed it), 0 while running. On timeout the whole process
- * group gets SIGKILL. */
+/* Stop the run when the file at path grows past max_bytes. */
+void sz_proc_watch(sz_proc *p, const char *path, long long max_bytes);
+/* Non-blocking: copies the output so far, checks the limits. Returns 1 when
+ * finished (exit code in *code: the exit status, 128 + signal if killed by
+ * one, 127 if exec failed, -1 if the harness stopped it; *timed_out set if
+ * that was the time limit, p->watch_over if the watched file's size), 0
+ * while running. When it returns 1, every process the run started is gone. */
 int sz_proc_poll(sz_proc *p, int *code, int *timed_out);
+void sz_proc_close(sz_proc *p);
+/* Run argv contained and keep the first len - 1 bytes of its output in out.
+ * Returns the exit code, -1 if it could not start or timed out. (argv NULL
+ * is sz_contain_init's probe.) */
+int sz_capture(char *const argv[], const char *cwd, double timeout_s, char *out, size_t len);
 double sz_now(void);
 
 #endif

@@ -2,6 +2,7 @@
  * detections against it, and the verdict of one run. */
 /* snprintf truncation of over-long paths is intended and bounded */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#define _POSIX_C_SOURCE 200809L
 #include "sanitize.h"
 
 #include <ctype.h>
@@ -295,10 +296,15 @@ fail:
 int sz_expect_load(const char *path, const char *name, const char *folder, sz_expect_file *out,
                    char *err, size_t errlen)
 {
+    struct stat st;
+    if (stat(path, &st) != 0) return sz_expect_default(name, folder, out);
+    /* a FIFO or a device would block or never end */
+    if (!S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
+        snprintf(err, errlen, "%s: not a regular file of at most 1 MiB", path);
+        return -1;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
-        struct stat st;
-        if (stat(path, &st) != 0) return sz_expect_default(name, folder, out);
         snprintf(err, errlen, "%s: cannot read", path);
         return -1;
     }
@@ -307,6 +313,12 @@ int sz_expect_load(const char *path, const char *name, const char *folder, sz_ex
     char chunk[4096];
     size_t got;
     while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (n + got > (1 << 20)) {
+            free(text);
+            fclose(f);
+            snprintf(err, errlen, "%s: larger than 1 MiB", path);
+            return -1;
+        }
         if (n + got + 1 > cap) {
             cap = (n + got + 1) * 2;
             char *t = realloc(text, cap);
@@ -386,7 +398,7 @@ sz_verdict sz_judge(const sz_tool_expect *expect, const sz_found *found, int *mi
 
 /* ---- one run, after the process ended -------------------------------- */
 
-static void note(sz_result *r, const char *fmt, ...)
+void sz_note(sz_result *r, const char *fmt, ...)
 {
     size_t at = strlen(r->message);
     if (at && at + 3 < sizeof r->message) {
@@ -406,49 +418,50 @@ void sz_evaluate(sz_result *r, int exit_code, int timed_out, int timeout_s)
     memset(&r->found, 0, sizeof r->found);
     if (timed_out) {
         r->verdict = SZ_ERROR;
-        note(r, "timed out after %d s (process group killed)", timeout_s);
+        sz_note(r, "timed out after %d s (process group killed)", timeout_s);
         return;
     }
+    /* No report is never "no findings": compute-sanitizer with --xml --save
+     * always writes one (an empty <ComputeSanitizerOutput/> when clean). A
+     * tool that wrote none did not check anything. */
     struct stat st;
-    int have_xml = r->xml_path[0] && stat(r->xml_path, &st) == 0 && st.st_size > 0;
+    int have_xml = r->xml_path[0] && lstat(r->xml_path, &st) == 0 && st.st_size > 0;
     if (!have_xml) {
-        if (exit_code != 0) {
-            r->verdict = SZ_ERROR;
-            note(r, "compute-sanitizer exited %d and wrote no XML report (see %s)", exit_code,
-                 r->log_path[0] ? r->log_path : "its output");
-            return;
-        }
-        note(r, "no XML report written (exit 0): taken as no records");
-    } else {
-        char err[400];
-        if (sz_report_read_file(r->xml_path, &r->found, err, sizeof err)) {
-            r->verdict = SZ_ERROR;
-            note(r, "unreadable report: %s", err);
-            return;
-        }
+        r->verdict = SZ_ERROR;
+        sz_note(r, "compute-sanitizer exited %d and wrote no XML report (see %s)", exit_code,
+                r->log_path[0] ? r->log_path : "its output");
+        return;
+    }
+    char err[400];
+    if (sz_report_read_file_limited(r->xml_path, r->max_report ? r->max_report
+                                                                : SZ_DEFAULT_MAX_REPORT,
+                                    r->deadline, &r->found, err, sizeof err)) {
+        r->verdict = SZ_ERROR;
+        sz_note(r, "unreadable report: %s", err);
+        return;
     }
     r->unexpected = calloc((size_t)(r->found.n ? r->found.n : 1), sizeof(int));
     if (!r->unexpected) {
         r->verdict = SZ_ERROR;
-        note(r, "out of memory");
+        sz_note(r, "out of memory");
         return;
     }
     r->verdict = sz_judge(&r->expect, &r->found, r->missed, r->unexpected);
     if (exit_code == SZ_ERROR_EXITCODE && r->found.n == 0) {
         r->verdict = SZ_ERROR;
-        note(r, "compute-sanitizer reported errors (exit %d) but the report holds no records",
+        sz_note(r, "compute-sanitizer reported errors (exit %d) but the report holds no records",
              exit_code);
     } else if (exit_code == 2) {
         r->verdict = SZ_ERROR;
-        note(r, "the program was WAIVED (exit 2) under %s: device unsupported?",
+        sz_note(r, "the program was WAIVED (exit 2) under %s: device unsupported?",
              sz_tool_name(r->tool));
     } else if (exit_code != 0 && exit_code != SZ_ERROR_EXITCODE) {
         if (r->verdict == SZ_CLEAN) {
             r->verdict = SZ_ERROR;
-            note(r, "the program or the tool failed (exit %d, see %s)", exit_code,
+            sz_note(r, "the program or the tool failed (exit %d, see %s)", exit_code,
                  r->log_path[0] ? r->log_path : "its output");
         } else {
-            note(r, "exit %d (the program failed after the detection)", exit_code);
+            sz_note(r, "exit %d (the program failed after the detection)", exit_code);
         }
     }
 }

@@ -1,7 +1,108 @@
-/* sz_output.c: the terminal summary table, the JSON report and JUnit XML. */
+/* sz_output.c: the terminal summary table, the JSON report and JUnit XML,
+ * and the text cleaning every string from a report or a command line goes
+ * through before it reaches a terminal or a file: valid UTF-8 only, no
+ * terminal controls (C0, DEL, C1), no bidirectional overrides. */
+#define _POSIX_C_SOURCE 200809L
 #include "sanitize.h"
 
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* ---- text ------------------------------------------------------------ */
+
+/* The length of the valid UTF-8 sequence at p (at most avail bytes) and its
+ * code point, or 0 if the bytes there are not one (a stray continuation
+ * byte, an overlong form, a surrogate, beyond U+10FFFF, cut short). */
+static size_t utf8_seq(const unsigned char *p, size_t avail, unsigned *cp)
+{
+    unsigned c = p[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    size_t n;
+    unsigned min;
+    if (c >= 0xC2 && c <= 0xDF) n = 2, min = 0x80, c &= 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF) n = 3, min = 0x800, c &= 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4) n = 4, min = 0x10000, c &= 0x07;
+    else return 0;
+    if (avail < n) return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80) return 0;
+        c = (c << 6) | (p[i] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;
+    *cp = c;
+    return n;
+}
+
+/* Code points a terminal acts on or that reorder text: C0, DEL, C1, the
+ * bidirectional embeddings, overrides and isolates, and U+FFFE/U+FFFF
+ * (not characters; not allowed in XML). */
+static int is_control(unsigned cp)
+{
+    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F || cp == 0xFFFE ||
+           cp == 0xFFFF;
+}
+
+size_t sz_clean_text(char *dst, size_t len, const char *src)
+{
+    if (!len) return 0;
+    const unsigned char *p = (const unsigned char *)(src ? src : "");
+    size_t n = strlen((const char *)p), j = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned cp;
+        size_t k = utf8_seq(p + i, n - i, &cp);
+        if (k == 0 || is_control(cp)) {
+            /* one replacement per bad byte, or per control character */
+            if (j + 2 > len) break;
+            dst[j++] = (k && (cp == '\t' || cp == '\n' || cp == '\r')) ? ' ' : '?';
+            i += k ? k : 1;
+            continue;
+        }
+        if (j + k + 1 > len) break; /* never cut a character in two */
+        memcpy(dst + j, p + i, k);
+        j += k;
+        i += k;
+    }
+    dst[j] = '\0';
+    return j;
+}
+
+void sz_write_clean(FILE *f, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        unsigned cp;
+        size_t k = utf8_seq(p + i, n - i, &cp);
+        if (k == 1 && cp == '\n') {
+            fputc('\n', f);
+        } else if (k == 0 || is_control(cp)) {
+            fputc('?', f);
+        } else {
+            fwrite(p + i, 1, k, f);
+        }
+        i += k ? k : 1;
+    }
+}
+
+void sz_print_clean(FILE *f, const char *fmt, ...)
+{
+    va_list ap, aq;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (buf) {
+        vsnprintf(buf, (size_t)n + 1, fmt, aq);
+        sz_write_clean(f, buf, (size_t)n);
+        free(buf);
+    }
+    va_end(aq);
+}
 
 int sz_count(const sz_result *r, int n, int counts[5])
 {
@@ -30,20 +131,20 @@ static void detections_summary(const sz_result *r, char *buf, size_t len)
     if (at >= len && len > 4) strcpy(buf + len - 4, "...");
 }
 
-void sz_write_table(FILE *f, const sz_result *r, int n)
+static void write_table(FILE *f, const sz_result *r, int n)
 {
     fprintf(f, "%-28s %-10s %-10s %8s  %s\n", "run", "tool", "verdict", "time_s", "detections");
     for (int i = 0; i < n; i++) {
         char det[160];
         detections_summary(&r[i], det, sizeof det);
-        fprintf(f, "%-28s %-10s %-10s %8.1f  %s\n", r[i].name, sz_tool_name(r[i].tool),
+        fprintf(f, "%-28s %-10s %-10s %8.1f  %s\n", r[i].label, sz_tool_name(r[i].tool),
                 sz_verdict_name(r[i].verdict), r[i].seconds, det);
     }
     /* details for everything that did not go as declared */
     for (int i = 0; i < n; i++) {
         const sz_result *x = &r[i];
         if (x->verdict == SZ_CLEAN || x->verdict == SZ_DETECTED) continue;
-        fprintf(f, "\n%s under %s: %s%s%s\n", x->name, sz_tool_name(x->tool),
+        fprintf(f, "\n%s under %s: %s%s%s\n", x->label, sz_tool_name(x->tool),
                 sz_verdict_name(x->verdict), x->message[0] ? ": " : "", x->message);
         for (int k = 0; k < x->expect.n; k++) {
             if (!x->missed[k] || x->verdict == SZ_ERROR) continue;
@@ -76,16 +177,45 @@ void sz_write_table(FILE *f, const sz_result *r, int n)
             bad ? "FAIL" : "PASS");
 }
 
-/* JSON string with escapes (control characters as \u00XX). */
+/* The table goes through sz_write_clean: whatever a report, an
+ * expectations file or a command line held, the terminal and summary.txt
+ * get printable UTF-8 and newlines only. */
+void sz_write_table(FILE *f, const sz_result *r, int n)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) {
+        fputs("sanitize: error: out of memory writing the table\n", f);
+        return;
+    }
+    write_table(m, r, n);
+    if (fclose(m) == 0) sz_write_clean(f, buf, len);
+    free(buf);
+}
+
+/* JSON string: quotes, backslashes and every control character escaped,
+ * and each byte that is not part of valid UTF-8 replaced by U+FFFD, so the
+ * document is valid UTF-8 whatever the string held. */
 static void jstr(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-        else if (*p == '\n') fputs("\\n", f);
-        else if (*p == '\t') fputs("\\t", f);
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = strlen((const char *)p);
+    for (size_t i = 0; i < n;) {
+        unsigned cp;
+        size_t k = utf8_seq(p + i, n - i, &cp);
+        if (k == 0) {
+            fputs("\\ufffd", f);
+            i++;
+            continue;
+        }
+        if (cp == '"' || cp == '\\') fprintf(f, "\\%c", (char)cp);
+        else if (cp == '\n') fputs("\\n", f);
+        else if (cp == '\t') fputs("\\t", f);
+        else if (is_control(cp)) fprintf(f, "\\u%04x", cp);
+        else fwrite(p + i, 1, k, f);
+        i += k;
     }
     fputc('"', f);
 }
@@ -137,6 +267,8 @@ int sz_write_json(FILE *f, const sz_result *r, int n, const sz_meta *m)
     jstr(f, m ? m->version : "");
     fputs(",\"command\":", f);
     jstr(f, m ? m->command : "");
+    fputs(",\"containment\":", f);
+    jstr(f, m && m->containment ? m->containment : "");
     fprintf(f, ",\"workers\":%d", m ? m->workers : 1);
     fprintf(f, ",\"summary\":{\"runs\":%d,\"CLEAN\":%d,\"DETECTED\":%d,\"MISSED\":%d,"
                "\"UNEXPECTED\":%d,\"ERROR\":%d,\"status\":\"%s\"}",
@@ -148,6 +280,8 @@ int sz_write_json(FILE *f, const sz_result *r, int n, const sz_meta *m)
         fputs(i ? ",\n{" : "\n{", f);
         fputs("\"name\":", f);
         jstr(f, x->name);
+        fputs(",\"label\":", f);
+        jstr(f, x->label);
         fputs(",\"tool\":", f);
         jstr(f, sz_tool_name(x->tool));
         fputs(",\"binary\":", f);
@@ -187,19 +321,32 @@ int sz_write_json(FILE *f, const sz_result *r, int n, const sz_meta *m)
     return ferror(f) ? -1 : 0;
 }
 
+/* XML text or attribute value: markup escaped, newlines kept, and every
+ * control character or byte that is not valid UTF-8 written as '?' (XML 1.0
+ * allows no C0 control but tab and newline, and the file says UTF-8). */
 static void xstr(FILE *f, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = strlen((const char *)p);
+    for (size_t i = 0; i < n;) {
+        unsigned cp;
+        size_t k = utf8_seq(p + i, n - i, &cp);
+        if (k == 0) {
+            fputc('?', f);
+            i++;
+            continue;
+        }
+        switch (cp) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&apos;", f); break;
         default:
-            if (*p < 0x20 && *p != '\n' && *p != '\t') fputc('?', f);
-            else fputc(*p, f);
+            if (is_control(cp) && cp != '\n') fputc('?', f);
+            else fwrite(p + i, 1, k, f);
         }
+        i += k;
     }
 }
 
@@ -218,7 +365,7 @@ int sz_write_junit(FILE *f, const sz_result *r, int n)
     for (int i = 0; i < n; i++) {
         const sz_result *x = &r[i];
         fputs("    <testcase classname=\"sanitize.", f);
-        xstr(f, x->name);
+        xstr(f, x->label);
         fprintf(f, "\" name=\"%s\" time=\"%.3f\"", sz_tool_name(x->tool), x->seconds);
         if (x->verdict == SZ_CLEAN || x->verdict == SZ_DETECTED) {
             fprintf(f, ">\n      <system-out>%s", sz_verdict_name(x->verdict));
@@ -257,7 +404,19 @@ int sz_write_junit(FILE *f, const sz_result *r, int n)
             xstr(f, w);
             fprintf(f, " x%d\n", x->found.d[j].count);
         }
-        fprintf(f, "</%s>\n    </testcase>\n", tag);
+        fprintf(f, "</%s>\n", tag);
+        /* where to look: the command, the tool's own output, the report */
+        fputs("      <system-out>", f);
+        xstr(f, x->binary);
+        if (x->args[0]) {
+            fputc(' ', f);
+            xstr(f, x->args);
+        }
+        fputs("\nlog: ", f);
+        xstr(f, x->log_path[0] ? x->log_path : "-");
+        fputs("\nreport: ", f);
+        xstr(f, x->xml_path[0] ? x->xml_path : "-");
+        fputs("</system-out>\n    </testcase>\n", f);
     }
     fputs("  </testsuite>\n</testsuites>\n", f);
     return ferror(f) ? -1 : 0;

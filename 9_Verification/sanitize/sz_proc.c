@@ -1,13 +1,45 @@
-/* sz_proc.c: run one command in its own process group with a timeout, and
- * split an argument string into words. POSIX. */
-#define _POSIX_C_SOURCE 200809L
+/* sz_proc.c: run one command, contained, with a time limit, its output
+ * captured through a pipe with a size cap; and split an argument string
+ * into words. Linux (unshare, prctl); no shell anywhere: every command is an
+ * argv given to execvp.
+ *
+ * Containment: everything a run starts must end with it, even a grandchild
+ * that called setsid() (a new session and process group, so killing the
+ * group misses it), and even when the harness itself is killed. Each run
+ * gets a keeper process K, the harness's child, which dies with the harness
+ * (PR_SET_PDEATHSIG) and ends everything below it before it exits:
+ *
+ *   pid namespace (--contain=pidns, the default where unshare works: root,
+ *   or a kernel that lets users create namespaces): K unshares a PID and a
+ *   mount namespace and forks G, the namespace's init (pid 1), which mounts
+ *   a /proc of its own and forks the command P. Every descendant of P,
+ *   setsid or not, lives in the namespace; when G exits (after P, or killed
+ *   because K died) the kernel kills every process left in it, and G is
+ *   only reaped once they are gone. Nothing can escape.
+ *
+ *   subreaper (--contain=reaper, the fallback): K is a child subreaper
+ *   (PR_SET_CHILD_SUBREAPER), so orphaned descendants are re-parented to K
+ *   instead of init; when P ends, or K is told to stop, K stops (SIGSTOP)
+ *   and kills (SIGKILL) every process whose parent chain leads to K, read
+ *   from /proc, until none is left. If K itself is killed with SIGKILL,
+ *   its descendants survive: only the namespace survives that.
+ */
+#define _GNU_SOURCE
 #include "sanitize.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -79,50 +111,388 @@ fail:
     return -1;
 }
 
-int sz_proc_start(sz_proc *p, char *const argv[], const char *cwd, const char *log_path,
+/* ---- containment ------------------------------------------------------ */
+
+static sz_contain contain_mode = SZ_CONTAIN_REAPER;
+
+/* In K, right after fork: close every descriptor but 0, 1 and 2. K would
+ * otherwise hold the harness's: the other runs' pipes, the lock on --out
+ * (held until every copy is closed), the folders' descriptors. */
+static void close_other_fds(void)
+{
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+#endif
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) {
+        for (int fd = 3; fd < 65536; fd++) close(fd);
+        return;
+    }
+    int self = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int fd = atoi(e->d_name);
+        if (fd > 2 && fd != self) close(fd);
+    }
+    closedir(d);
+}
+
+/* The signals the keeper waits for instead of handling them. */
+static void keeper_sigset(sigset_t *s)
+{
+    sigemptyset(s);
+    sigaddset(s, SIGCHLD);
+    sigaddset(s, SIGTERM);
+    sigaddset(s, SIGINT);
+    sigaddset(s, SIGHUP);
+}
+
+static void say(const char *what, int err)
+{
+    dprintf(2, "sanitize: %s: %s\n", what, strerror(err));
+}
+
+/* In the child that will exec: default signal mask, then exec. */
+static void exec_command(char *const argv[])
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    execvp(argv[0], argv);
+    dprintf(2, "sanitize: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
+static int exit_code_of(int st)
+{
+    if (WIFEXITED(st)) return WEXITSTATUS(st);
+    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+    return 1;
+}
+
+/* The pids of every process whose parent chain reaches `self` (read from
+ * /proc); returns how many were put in out (at most max). */
+static int descendants(pid_t self, pid_t *out, int max)
+{
+    enum { CAP = 1 << 16 };
+    static pid_t pid[CAP], ppid[CAP];
+    int n = 0;
+    DIR *d = opendir("/proc");
+    if (!d) return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < CAP) {
+        if (!isdigit((unsigned char)e->d_name[0])) continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t k = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (k <= 0) continue;
+        buf[k] = '\0';
+        char *rp = strrchr(buf, ')'); /* the command name may hold ')' and spaces */
+        long pp;
+        if (!rp || sscanf(rp + 1, " %*c %ld", &pp) != 1) continue;
+        pid[n] = (pid_t)atol(e->d_name);
+        ppid[n] = (pid_t)pp;
+        n++;
+    }
+    closedir(d);
+    /* closure: a process is in when its parent is self or in */
+    static unsigned char in[CAP];
+    memset(in, 0, (size_t)n);
+    int found = 0, changed = 1;
+    while (changed) {
+        changed = 0;
+        for (int i = 0; i < n; i++) {
+            if (in[i]) continue;
+            int parent_in = ppid[i] == self;
+            for (int j = 0; j < n && !parent_in; j++) parent_in = in[j] && pid[j] == ppid[i];
+            if (parent_in) {
+                in[i] = 1;
+                changed = 1;
+                if (found < max) out[found++] = pid[i];
+            }
+        }
+    }
+    return found;
+}
+
+/* Reaper mode: stop, then kill, every descendant, and reap them all. */
+static void end_descendants(void)
+{
+    static pid_t list[4096];
+    pid_t self = getpid();
+    for (int round = 0; round < 2000; round++) {
+        int n = descendants(self, list, 4096);
+        /* freeze first, so nothing forks between the scan and the kill */
+        for (int i = 0; i < n; i++) kill(list[i], SIGSTOP);
+        int m = descendants(self, list, 4096);
+        for (int i = 0; i < m; i++) kill(list[i], SIGKILL);
+        while (waitpid(-1, NULL, WNOHANG) > 0) {}
+        if (n == 0 && m == 0 && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD) return;
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* G: the namespace's init. Mounts its own /proc, runs the command, reaps
+ * every orphan, and exits with the command's status; the kernel then kills
+ * whatever is left in the namespace. */
+static void run_init(char *const argv[], int lifeline)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    prctl(PR_SET_NAME, "sanitize-init");
+    /* if K is already gone, the death signal was missed: the lifeline's
+     * write end closed with K */
+    struct pollfd pf = {lifeline, POLLIN, 0};
+    if (poll(&pf, 1, 0) > 0) _exit(128 + SIGKILL);
+    close(lifeline);
+    /* a /proc that shows this namespace (the outer one would show other
+     * pids than getpid() returns); private, so it is not seen outside */
+    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
+        say("cannot mount /proc in the run's pid namespace", errno);
+        _exit(127);
+    }
+    if (!argv) {
+        /* the probe (sz_contain_init): this is pid 1 of a namespace whose
+         * /proc says so */
+        char buf[64] = "";
+        ssize_t k = readlink("/proc/self", buf, sizeof buf - 1);
+        if (k > 0) buf[k] = '\0';
+        printf("pid %d /proc/self %s\n", (int)getpid(), buf);
+        fflush(stdout);
+        _exit(getpid() == 1 && !strcmp(buf, "1") ? 0 : 1);
+    }
+    pid_t p = fork();
+    if (p < 0) {
+        say("fork", errno);
+        _exit(127);
+    }
+    if (p == 0) exec_command(argv);
+    for (;;) {
+        int st;
+        pid_t w = waitpid(-1, &st, 0);
+        if (w == p) _exit(exit_code_of(st));
+        if (w < 0 && errno != EINTR) _exit(127);
+    }
+}
+
+/* K: the keeper. Its stdout/stderr, directory and environment are set;
+ * never returns. */
+static void run_keeper(char *const argv[], pid_t harness, sz_contain mode)
+{
+    sigset_t set;
+    keeper_sigset(&set);
+    sigprocmask(SIG_BLOCK, &set, NULL); /* waited for with sigwaitinfo */
+    prctl(PR_SET_NAME, "sanitize-keep"); /* as ps shows it */
+    /* the harness dying (killed, even with SIGKILL) reaches K as SIGTERM */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != harness) _exit(128 + SIGTERM);
+    pid_t child;
+    if (mode == SZ_CONTAIN_PIDNS) {
+        if (unshare(CLONE_NEWPID | CLONE_NEWNS)) {
+            say("unshare(CLONE_NEWPID | CLONE_NEWNS)", errno);
+            _exit(127);
+        }
+        int life[2];
+        if (pipe(life)) _exit(127);
+        child = fork();
+        if (child == 0) {
+            close(life[1]);
+            run_init(argv, life[0]);
+        }
+        close(life[0]); /* life[1] stays open as long as K lives */
+    } else {
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        if (!argv) _exit(1); /* the probe is for namespaces */
+        child = fork();
+        if (child == 0) exec_command(argv);
+    }
+    if (child < 0) {
+        say("fork", errno);
+        _exit(127);
+    }
+    int code = -1;
+    for (;;) {
+        siginfo_t si;
+        int sig = sigwaitinfo(&set, &si);
+        if (sig < 0) continue;
+        if (sig == SIGCHLD) {
+            int st;
+            pid_t w;
+            while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+                if (w == child) code = exit_code_of(st);
+            if (code < 0) continue;
+            /* the command ended: in a namespace its init is gone and the
+             * kernel has killed the rest; as a subreaper, end the rest */
+            if (mode == SZ_CONTAIN_REAPER) end_descendants();
+            _exit(code);
+        }
+        /* told to stop (timeout, or the harness died) */
+        if (mode == SZ_CONTAIN_PIDNS) {
+            kill(child, SIGKILL);
+            /* the init is reaped only once every process of its namespace is */
+            while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
+        } else {
+            end_descendants();
+        }
+        _exit(128 + sig);
+    }
+}
+
+int sz_contain_init(sz_contain want, char *why, size_t len)
+{
+    if (want == SZ_CONTAIN_REAPER) {
+        contain_mode = SZ_CONTAIN_REAPER;
+        snprintf(why, len, "subreaper (--contain=reaper)");
+        return SZ_CONTAIN_REAPER;
+    }
+    /* try a namespace: its init checks that it is pid 1 and that its /proc
+     * says so (sz_capture with no command) */
+    char out[256] = "";
+    contain_mode = SZ_CONTAIN_PIDNS;
+    int code = sz_capture(NULL, NULL, 10, out, sizeof out);
+    if (code == 0 && !strncmp(out, "pid 1", 5)) {
+        snprintf(why, len, "pid namespace");
+        return SZ_CONTAIN_PIDNS;
+    }
+    out[strcspn(out, "\n")] = '\0';
+    contain_mode = SZ_CONTAIN_REAPER;
+    if (want == SZ_CONTAIN_PIDNS) {
+        snprintf(why, len, "no pid namespace here (%s)", out[0] ? out : "the probe failed");
+        return -1;
+    }
+    char cut[200];
+    sz_clean_text(cut, sizeof cut, out[0] ? out : "the probe failed");
+    snprintf(why, len, "subreaper (no pid namespace: %s)", cut);
+    return SZ_CONTAIN_REAPER;
+}
+
+/* ---- one contained command -------------------------------------------- */
+
+int sz_proc_start(sz_proc *p, char *const argv[], const char *cwd, int log_fd, size_t log_max,
                   const char *env_name, const char *env_value, double timeout_s)
 {
-    int fd = -1;
-    if (log_path) {
-        fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0) return -1;
-    }
+    memset(p, 0, sizeof *p);
+    p->out_fd = -1;
+    p->log_fd = log_fd;
+    p->log_max = log_max;
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC)) return -1;
     fflush(NULL);
+    pid_t harness = getpid();
     pid_t pid = fork();
     if (pid < 0) {
-        if (fd >= 0) close(fd);
+        int e = errno;
+        close(pfd[0]);
+        close(pfd[1]);
+        errno = e;
         return -1;
     }
     if (pid == 0) {
-        setpgid(0, 0);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
+        /* K: a session of its own, so no controlling terminal: nothing the
+         * run starts can write to the terminal around the pipe, and a ^C
+         * there reaches only the harness, whose death ends the run */
+        setsid();
+        dup2(pfd[1], 1);
+        dup2(pfd[1], 2);
+        close_other_fds();
         int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0) dup2(devnull, 0);
-        if (cwd && chdir(cwd) != 0) _exit(127);
+        if (devnull >= 0 && devnull != 0) {
+            dup2(devnull, 0);
+            close(devnull);
+        }
+        if (cwd && chdir(cwd) != 0) {
+            say(cwd, errno);
+            _exit(127);
+        }
         if (env_name && env_value) setenv(env_name, env_value, 1);
-        execvp(argv[0], argv);
-        dprintf(2, "sanitize: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
+        run_keeper(argv, harness, contain_mode);
     }
-    setpgid(pid, pid); /* both sides, so the group exists before any kill */
-    if (fd >= 0) close(fd);
+    close(pfd[1]);
+    fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
     p->pid = (int)pid;
+    p->out_fd = pfd[0];
     p->start = sz_now();
     p->timeout_s = timeout_s;
     return 0;
 }
 
+void sz_proc_watch(sz_proc *p, const char *path, long long max_bytes)
+{
+    p->watch_path = path;
+    p->watch_max = max_bytes;
+}
+
+/* Whatever is in the pipe now: into the log (up to its cap), or into the
+ * capture buffer; the rest is counted and dropped. */
+static void drain(sz_proc *p)
+{
+    char buf[65536];
+    while (p->out_fd >= 0) {
+        ssize_t k = read(p->out_fd, buf, sizeof buf);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            if (k == 0 || errno != EAGAIN) {
+                close(p->out_fd);
+                p->out_fd = -1;
+            }
+            return;
+        }
+        size_t room = p->log_max > p->log_bytes ? p->log_max - p->log_bytes : 0;
+        size_t keep = (size_t)k < room ? (size_t)k : room;
+        if (keep) {
+            if (p->log_fd >= 0) {
+                ssize_t w = write(p->log_fd, buf, keep);
+                (void)w;
+            } else if (p->buf && p->buf_len + 1 < p->buf_max) {
+                size_t c = p->buf_max - 1 - p->buf_len;
+                if (c > keep) c = keep;
+                memcpy(p->buf + p->buf_len, buf, c);
+                p->buf_len += c;
+                p->buf[p->buf_len] = '\0';
+            }
+        }
+        p->log_bytes += keep;
+        p->log_dropped += (unsigned long long)((size_t)k - keep);
+    }
+}
+
+/* Stop K (it ends everything below it), then reap it. */
+static void stop_keeper(sz_proc *p)
+{
+    kill((pid_t)p->pid, SIGTERM);
+    for (int i = 0; i < 500; i++) { /* 5 s for K to end its tree */
+        if (waitpid((pid_t)p->pid, NULL, WNOHANG) == (pid_t)p->pid) return;
+        drain(p);
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    kill((pid_t)p->pid, SIGKILL);
+    while (waitpid((pid_t)p->pid, NULL, 0) < 0 && errno == EINTR) {}
+}
+
 int sz_proc_poll(sz_proc *p, int *code, int *timed_out)
 {
+    drain(p);
     int st;
     pid_t r = waitpid((pid_t)p->pid, &st, WNOHANG);
     if (r == 0) {
+        struct stat sb;
+        if (p->watch_path && p->watch_max > 0 && lstat(p->watch_path, &sb) == 0 &&
+            sb.st_size > p->watch_max) {
+            p->watch_over = 1;
+            stop_keeper(p);
+            drain(p);
+            *code = -1;
+            *timed_out = 0;
+            return 1;
+        }
         if (p->timeout_s > 0 && sz_now() - p->start > p->timeout_s) {
-            kill(-(pid_t)p->pid, SIGKILL);
-            waitpid((pid_t)p->pid, &st, 0);
+            stop_keeper(p);
+            drain(p);
             *code = -1;
             *timed_out = 1;
             return 1;
@@ -130,14 +500,29 @@ int sz_proc_poll(sz_proc *p, int *code, int *timed_out)
         return 0;
     }
     *timed_out = 0;
-    if (r < 0) {
-        *code = -1;
-        return 1;
-    }
-    /* whatever the tool left behind in the group goes too */
-    kill(-(pid_t)p->pid, SIGKILL);
-    if (WIFEXITED(st)) *code = WEXITSTATUS(st);
-    else if (WIFSIGNALED(st)) *code = 128 + WTERMSIG(st);
-    else *code = -1;
+    *code = r < 0 ? -1 : exit_code_of(st);
+    drain(p); /* every writer is gone: this reads to the end */
     return 1;
+}
+
+void sz_proc_close(sz_proc *p)
+{
+    if (p->out_fd >= 0) close(p->out_fd);
+    p->out_fd = -1;
+}
+
+int sz_capture(char *const argv[], const char *cwd, double timeout_s, char *out, size_t len)
+{
+    sz_proc p;
+    if (len) out[0] = '\0';
+    if (sz_proc_start(&p, argv, cwd, -1, len ? len - 1 : 0, NULL, NULL, timeout_s)) return -1;
+    p.buf = out;
+    p.buf_max = len;
+    int code = -1, to = 0;
+    while (!sz_proc_poll(&p, &code, &to)) {
+        struct pollfd pf = {p.out_fd, POLLIN, 0};
+        poll(&pf, p.out_fd >= 0 ? 1 : 0, 20);
+    }
+    sz_proc_close(&p);
+    return to ? -1 : code;
 }

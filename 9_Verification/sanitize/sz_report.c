@@ -37,9 +37,11 @@ int sz_kind_known(const char *kind)
     return 0;
 }
 
+/* Every string taken from a report goes through here: valid UTF-8 with no
+ * terminal controls, cut at a character boundary (see sz_clean_text). */
 static void copy(char *dst, size_t len, const char *src)
 {
-    snprintf(dst, len, "%s", src ? src : "");
+    sz_clean_text(dst, len, src ? src : "");
 }
 
 static int is_frame_field(const char *name)
@@ -62,17 +64,18 @@ static int contains_ci(const char *hay, const char *needle)
 static int name_has_host(const char *name) { return contains_ci(name, "host"); }
 
 /* The description words of a record: all element text except frames and
- * host stacks, lower-cased, space separated. */
-static void gather_words(const xml_node *n, char *buf, size_t len, int top)
+ * host stacks, lower-cased, space separated, up to len - 1 bytes (*at is
+ * the length so far: no rescans). */
+static void gather_words(const xml_node *n, char *buf, size_t len, size_t *at, int top)
 {
     if (!top && (name_has_host(n->name) || is_frame_field(n->name))) return;
-    if (n->text[0] && strlen(buf) + strlen(n->text) + 2 < len) {
-        strcat(buf, " ");
-        size_t at = strlen(buf);
-        strcat(buf, n->text);
-        for (char *p = buf + at; *p; p++) *p = (char)tolower((unsigned char)*p);
+    size_t tl = strlen(n->text);
+    if (tl && *at + tl + 2 < len) {
+        buf[(*at)++] = ' ';
+        for (size_t i = 0; i < tl; i++) buf[(*at)++] = (char)tolower((unsigned char)n->text[i]);
+        buf[*at] = '\0';
     }
-    for (int i = 0; i < n->n_kids; i++) gather_words(n->kids[i], buf, len, 0);
+    for (int i = 0; i < n->n_kids; i++) gather_words(n->kids[i], buf, len, at, 0);
 }
 
 static const char *frame_file(const xml_node *n)
@@ -201,14 +204,53 @@ static void locs_from_text(const char *t, sz_detection *d)
     }
 }
 
+/* Records fold by (kind, kernel, first location): a hash table of indices
+ * into f->d keeps that linear in the number of records. */
+static unsigned long fold_hash(const sz_detection *d)
+{
+    unsigned long h = 1469598103934665603UL;
+    const char *parts[3] = {d->kind, d->kernel, d->n_locs ? d->locs[0].file : ""};
+    for (int k = 0; k < 3; k++) {
+        for (const unsigned char *p = (const unsigned char *)parts[k]; *p; p++)
+            h = (h ^ *p) * 1099511628211UL;
+        h = (h ^ 0xff) * 1099511628211UL;
+    }
+    h ^= (unsigned long)(d->n_locs ? d->locs[0].line + 1 : 0);
+    return h * 1099511628211UL;
+}
+
+static int same_fold(const sz_detection *e, const sz_detection *d)
+{
+    int same_loc = (e->n_locs == 0 && d->n_locs == 0) ||
+                   (e->n_locs && d->n_locs && e->locs[0].line == d->locs[0].line &&
+                    !strcmp(e->locs[0].file, d->locs[0].file));
+    return same_loc && !strcmp(e->kind, d->kind) && !strcmp(e->kernel, d->kernel);
+}
+
+static int rehash(sz_found *f, int slots) /* slots: a power of two */
+{
+    int *t = malloc((size_t)slots * sizeof *t);
+    if (!t) return -1;
+    for (int i = 0; i < slots; i++) t[i] = -1;
+    for (int j = 0; j < f->n; j++) {
+        unsigned long i = fold_hash(&f->d[j]) & (unsigned long)(slots - 1);
+        while (t[i] >= 0) i = (i + 1) & (unsigned long)(slots - 1);
+        t[i] = j;
+    }
+    free(f->slot);
+    f->slot = t;
+    f->n_slots = slots;
+    return 0;
+}
+
+/* 0, -1 out of memory, -2 too many distinct detections. */
 static int add_detection(sz_found *f, const sz_detection *d)
 {
-    for (int i = 0; i < f->n; i++) {
-        sz_detection *e = &f->d[i];
-        int same_loc = (e->n_locs == 0 && d->n_locs == 0) ||
-                       (e->n_locs && d->n_locs && e->locs[0].line == d->locs[0].line &&
-                        !strcmp(e->locs[0].file, d->locs[0].file));
-        if (!strcmp(e->kind, d->kind) && !strcmp(e->kernel, d->kernel) && same_loc) {
+    if (f->n_slots) {
+        unsigned long i = fold_hash(d) & (unsigned long)(f->n_slots - 1);
+        for (; f->slot[i] >= 0; i = (i + 1) & (unsigned long)(f->n_slots - 1)) {
+            sz_detection *e = &f->d[f->slot[i]];
+            if (!same_fold(e, d)) continue;
             e->count++;
             /* keep every distinct location (a race has two ends) */
             for (int j = 0; j < d->n_locs && e->n_locs < SZ_MAX_LOCS; j++) {
@@ -222,6 +264,7 @@ static int add_detection(sz_found *f, const sz_detection *d)
             return 0;
         }
     }
+    if (f->n >= SZ_MAX_DETECTIONS) return -2;
     if (f->n == f->cap) {
         int cap = f->cap ? 2 * f->cap : 8;
         sz_detection *nd = realloc(f->d, (size_t)cap * sizeof *nd);
@@ -230,6 +273,11 @@ static int add_detection(sz_found *f, const sz_detection *d)
         f->cap = cap;
     }
     f->d[f->n++] = *d;
+    /* the table stays at most half full; a rehash places every entry */
+    if (2 * f->n > f->n_slots) return rehash(f, f->n_slots ? 2 * f->n_slots : 64);
+    unsigned long i = fold_hash(d) & (unsigned long)(f->n_slots - 1);
+    while (f->slot[i] >= 0) i = (i + 1) & (unsigned long)(f->n_slots - 1);
+    f->slot[i] = f->n - 1;
     return 0;
 }
 
@@ -242,7 +290,8 @@ static int read_record(const xml_node *rec, sz_found *f)
     if (!raw) raw = xml_attr_get(rec, "kind");
     copy(d.raw_kind, sizeof d.raw_kind, raw ? raw : "");
     char words[2048] = "";
-    gather_words(rec, words, sizeof words, 1);
+    size_t at = 0;
+    gather_words(rec, words, sizeof words, &at, 1);
     classify(d.raw_kind, words, d.kind, sizeof d.kind);
     const xml_node *what = xml_child(rec, "what");
     const char *text = what ? xml_child_text(what, "text") : NULL;
@@ -262,19 +311,40 @@ static int read_record(const xml_node *rec, sz_found *f)
     return add_detection(f, &d);
 }
 
+static const char *const root_want = "ComputeSanitizerOutput";
+
+static int bad_root(const char *name, char *err, size_t errlen)
+{
+    char clean[64];
+    sz_clean_text(clean, sizeof clean, name);
+    snprintf(err, errlen, "not a compute-sanitizer XML report: root element is <%s>, "
+             "expected <%s>", clean, root_want);
+    return -1;
+}
+
+/* One child of the root: a <record> becomes a detection. */
+static int take_child(const xml_node *root, const xml_node *child, sz_found *out, char *err,
+                      size_t errlen)
+{
+    if (strcmp(root->name, root_want)) return bad_root(root->name, err, errlen);
+    if (strcmp(child->name, "record")) return 0;
+    out->n_records++;
+    int rc = read_record(child, out);
+    if (rc == -2)
+        snprintf(err, errlen, "more than %d distinct detections: too many to judge "
+                 "(reduce the program's size or the tool's reports)", SZ_MAX_DETECTIONS);
+    else if (rc)
+        snprintf(err, errlen, "out of memory");
+    return rc ? -1 : 0;
+}
+
 int sz_report_read(const xml_node *root, sz_found *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (!root || strcmp(root->name, "ComputeSanitizerOutput")) {
-        snprintf(err, errlen, "not a compute-sanitizer XML report: root element is <%s>, "
-                 "expected <ComputeSanitizerOutput>", root ? root->name : "?");
-        return -1;
-    }
+    if (!root) return bad_root("?", err, errlen);
+    if (strcmp(root->name, root_want)) return bad_root(root->name, err, errlen);
     for (int i = 0; i < root->n_kids; i++) {
-        if (strcmp(root->kids[i]->name, "record")) continue;
-        out->n_records++;
-        if (read_record(root->kids[i], out)) {
-            snprintf(err, errlen, "out of memory");
+        if (take_child(root, root->kids[i], out, err, errlen)) {
             sz_found_free(out);
             return -1;
         }
@@ -282,21 +352,49 @@ int sz_report_read(const xml_node *root, sz_found *out, char *err, size_t errlen
     return 0;
 }
 
-int sz_report_read_file(const char *path, sz_found *out, char *err, size_t errlen)
+static int stream_child(const xml_node *root, const xml_node *child, void *ctx, char *err,
+                        size_t errlen)
+{
+    return take_child(root, child, ctx, err, errlen);
+}
+
+int sz_report_read_text(const char *text, size_t len, double deadline, sz_found *out, char *err,
+                        size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    xml_node *root = xml_parse_file(path, err, errlen);
-    if (!root) return -1;
-    char e[300];
-    int rc = sz_report_read(root, out, e, sizeof e);
+    xml_limits lim = {SZ_MAX_RECORD_ELEMENTS, deadline};
+    char root[128];
+    if (xml_parse_stream(text, len, &lim, stream_child, out, root, sizeof root, err, errlen) ||
+        (strcmp(root, root_want) && bad_root(root, err, errlen))) {
+        sz_found_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+int sz_report_read_file_limited(const char *path, size_t max_bytes, double deadline,
+                                sz_found *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    char *text;
+    size_t len;
+    if (xml_read_file(path, max_bytes, &text, &len, err, errlen)) return -1;
+    char e[400];
+    int rc = sz_report_read_text(text, len, deadline, out, e, sizeof e);
+    free(text);
     if (rc) snprintf(err, errlen, "%s: %s", path, e);
-    xml_free(root);
     return rc;
+}
+
+int sz_report_read_file(const char *path, sz_found *out, char *err, size_t errlen)
+{
+    return sz_report_read_file_limited(path, SZ_DEFAULT_MAX_REPORT, 0, out, err, errlen);
 }
 
 void sz_found_free(sz_found *f)
 {
     free(f->d);
+    free(f->slot);
     memset(f, 0, sizeof *f);
 }
 

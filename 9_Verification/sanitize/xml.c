@@ -1,13 +1,22 @@
 /* xml.c: see xml.h. A recursive-descent reader with a depth limit; every
  * read goes through peek()/at_end() so a truncated document stops with a
- * message at the point where it ends. */
+ * message at the point where it ends. Every step is linear in the input
+ * (children and buffers grow geometrically, attributes are capped, text is
+ * copied in runs), the elements held at once are capped, and the clock is
+ * read every few thousand steps against the caller's deadline. */
+#define _POSIX_C_SOURCE 200809L
 #include "xml.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef struct {
     const char *s;
@@ -15,6 +24,12 @@ typedef struct {
     char *err;
     size_t errlen;
     int failed;
+    size_t nodes, max_nodes; /* elements held now, and the cap */
+    double deadline;
+    unsigned ticks;
+    /* streaming: children of the root go to fn and are freed */
+    xml_child_fn fn;
+    void *ctx;
 } xml_parser;
 
 typedef struct {
@@ -74,6 +89,22 @@ static void fail(xml_parser *x, const char *fmt, ...)
     if (x->err && x->errlen)
         snprintf(x->err, x->errlen, "line %d, column %d: %s%s", line, col, msg,
                  cut ? " (document truncated?)" : "");
+}
+
+static double mono_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Called once per loop step: every 4096 steps, the deadline. */
+static int over_time(xml_parser *x)
+{
+    if (x->deadline <= 0 || (++x->ticks & 4095)) return 0;
+    if (mono_now() <= x->deadline) return 0;
+    fail(x, "reading stopped: the run's time limit was reached");
+    return 1;
 }
 
 static int at_end(const xml_parser *x) { return x->pos >= x->len; }
@@ -280,7 +311,18 @@ static xml_node *read_element(xml_parser *x, xml_node *parent, int depth)
         return NULL;
     }
     n->parent = parent;
+    if (++x->nodes > x->max_nodes) {
+        fail(x, "more than %zu elements in one %s", x->max_nodes,
+             x->fn ? "child of the root" : "document");
+        free(n);
+        return NULL;
+    }
+    if (over_time(x)) {
+        free(n);
+        return NULL;
+    }
     sbuf text = {0};
+    int kids_cap = 0;
     n->name = read_name(x);
     if (!n->name) goto error;
     /* attributes */
@@ -299,6 +341,10 @@ static xml_node *read_element(xml_parser *x, xml_node *parent, int depth)
             x->pos++;
             break;
         }
+        if (n->n_attrs >= XML_MAX_ATTRS) {
+            fail(x, "more than %d attributes in <%s>", XML_MAX_ATTRS, n->name);
+            goto error;
+        }
         char *an = read_name(x);
         if (!an) goto error;
         for (int i = 0; i < n->n_attrs; i++) {
@@ -308,13 +354,14 @@ static xml_node *read_element(xml_parser *x, xml_node *parent, int depth)
                 goto error;
             }
         }
-        xml_attr *na = realloc(n->attrs, (size_t)(n->n_attrs + 1) * sizeof *na);
-        if (!na) {
-            free(an);
-            fail(x, "out of memory");
-            goto error;
+        if (!n->attrs) {
+            n->attrs = malloc(XML_MAX_ATTRS * sizeof *n->attrs);
+            if (!n->attrs) {
+                free(an);
+                fail(x, "out of memory");
+                goto error;
+            }
         }
-        n->attrs = na;
         n->attrs[n->n_attrs].name = an;
         n->attrs[n->n_attrs].value = NULL;
         n->n_attrs++;
@@ -335,6 +382,10 @@ static xml_node *read_element(xml_parser *x, xml_node *parent, int depth)
         x->pos++;
         sbuf v = {0};
         while (!at_end(x) && peek(x) != q) {
+            if (over_time(x)) {
+                free(v.p);
+                goto error;
+            }
             if (peek(x) == '<') {
                 fail(x, "'<' inside an attribute value");
                 free(v.p);
@@ -347,8 +398,13 @@ static xml_node *read_element(xml_parser *x, xml_node *parent, int depth)
                 }
                 continue;
             }
-            sb_put(&v, x->s + x->pos, 1);
-            x->pos++;
+            size_t b = x->pos;
+            while (!at_end(x) && peek(x) != q && peek(x) != '<' && peek(x) != '&') x->pos++;
+            if (sb_put(&v, x->s + b, x->pos - b)) {
+                free(v.p);
+                fail(x, "out of memory");
+                goto error;
+            }
         }
         if (at_end(x)) {
             free(v.p);
@@ -360,6 +416,7 @@ static xml_node *read_element(xml_parser *x, xml_node *parent, int depth)
     }
     /* content */
     for (;;) {
+        if (over_time(x)) goto error;
         if (at_end(x)) {
             x->pos = tag_pos;
             fail(x, "element <%s> is not closed (document truncated?)", n->name);
@@ -402,7 +459,10 @@ static xml_node *read_element(xml_parser *x, xml_node *parent, int depth)
                 fail(x, "CDATA section is not closed (document truncated?)");
                 goto error;
             }
-            sb_put(&text, x->s + s0, x->pos - s0);
+            if (!(x->fn && depth == 0) && sb_put(&text, x->s + s0, x->pos - s0)) {
+                fail(x, "out of memory");
+                goto error;
+            }
             x->pos += 3;
             continue;
         }
@@ -410,24 +470,47 @@ static xml_node *read_element(xml_parser *x, xml_node *parent, int depth)
         if (m < 0) goto error;
         if (m > 0) continue;
         if (peek(x) == '<') {
+            size_t held = x->nodes;
             xml_node *k = read_element(x, n, depth + 1);
             if (!k) goto error;
-            xml_node **nk = realloc(n->kids, (size_t)(n->n_kids + 1) * sizeof *nk);
-            if (!nk) {
+            if (x->fn && depth == 0) {
+                /* streaming: hand the root's child over, then let it go */
+                int rc = x->fn(n, k, x->ctx, x->err, x->errlen);
                 free_node(k);
-                fail(x, "out of memory");
-                goto error;
+                x->nodes = held;
+                if (rc) {
+                    x->failed = 1; /* the callback wrote the message */
+                    goto error;
+                }
+                continue;
             }
-            n->kids = nk;
+            if (n->n_kids == kids_cap) {
+                int cap = kids_cap ? 2 * kids_cap : 4;
+                xml_node **nk = realloc(n->kids, (size_t)cap * sizeof *nk);
+                if (!nk) {
+                    free_node(k);
+                    fail(x, "out of memory");
+                    goto error;
+                }
+                n->kids = nk;
+                kids_cap = cap;
+            }
             n->kids[n->n_kids++] = k;
             continue;
         }
         if (peek(x) == '&') {
-            if (read_entity(x, &text)) goto error;
+            sbuf scratch = {0};
+            int rc = read_entity(x, x->fn && depth == 0 ? &scratch : &text);
+            free(scratch.p);
+            if (rc) goto error;
             continue;
         }
-        sb_put(&text, x->s + x->pos, 1);
-        x->pos++;
+        size_t b = x->pos;
+        while (!at_end(x) && peek(x) != '<' && peek(x) != '&') x->pos++;
+        if (!(x->fn && depth == 0) && sb_put(&text, x->s + b, x->pos - b)) {
+            fail(x, "out of memory");
+            goto error;
+        }
     }
 error:
     free(text.p);
@@ -435,41 +518,42 @@ error:
     return NULL;
 }
 
-xml_node *xml_parse(const char *text, size_t len, char *err, size_t errlen)
+static xml_node *parse(xml_parser *x)
 {
-    xml_parser x = {text, len, 0, err, errlen, 0};
-    if (err && errlen) err[0] = '\0';
+    const char *text = x->s;
+    size_t len = x->len;
+    if (x->err && x->errlen) x->err[0] = '\0';
     if (!text) {
-        fail(&x, "no input");
+        fail(x, "no input");
         return NULL;
     }
     if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
         (unsigned char)text[2] == 0xBF)
-        x.pos = 3; /* UTF-8 byte order mark */
+        x->pos = 3; /* UTF-8 byte order mark */
     if (memchr(text, '\0', len)) {
-        fail(&x, "document contains a NUL byte (not text)");
+        fail(x, "document contains a NUL byte (not text)");
         return NULL;
     }
     xml_node *root = NULL;
     for (;;) {
-        skip_ws(&x);
-        if (at_end(&x)) break;
-        int m = skip_misc(&x);
+        skip_ws(x);
+        if (at_end(x)) break;
+        int m = skip_misc(x);
         if (m < 0) goto error;
         if (m > 0) continue;
-        if (peek(&x) != '<') {
-            fail(&x, "text outside the root element");
+        if (peek(x) != '<') {
+            fail(x, "text outside the root element");
             goto error;
         }
         if (root) {
-            fail(&x, "a second root element after </%s>", root->name);
+            fail(x, "a second root element after </%s>", root->name);
             goto error;
         }
-        root = read_element(&x, NULL, 0);
+        root = read_element(x, NULL, 0);
         if (!root) goto error;
     }
     if (!root) {
-        fail(&x, len == 0 ? "empty document" : "no root element (document truncated?)");
+        fail(x, len == 0 ? "empty document" : "no root element (document truncated?)");
         return NULL;
     }
     return root;
@@ -478,34 +562,122 @@ error:
     return NULL;
 }
 
+static void init_parser(xml_parser *x, const char *text, size_t len, const xml_limits *lim,
+                        char *err, size_t errlen)
+{
+    memset(x, 0, sizeof *x);
+    x->s = text;
+    x->len = len;
+    x->err = err;
+    x->errlen = errlen;
+    x->max_nodes = lim && lim->max_nodes ? lim->max_nodes : XML_DEFAULT_MAX_NODES;
+    x->deadline = lim ? lim->deadline : 0;
+}
+
+xml_node *xml_parse_limited(const char *text, size_t len, const xml_limits *lim, char *err,
+                            size_t errlen)
+{
+    xml_parser x;
+    init_parser(&x, text, len, lim, err, errlen);
+    return parse(&x);
+}
+
+xml_node *xml_parse(const char *text, size_t len, char *err, size_t errlen)
+{
+    return xml_parse_limited(text, len, NULL, err, errlen);
+}
+
+int xml_parse_stream(const char *text, size_t len, const xml_limits *lim, xml_child_fn fn,
+                     void *ctx, char *root_name, size_t root_len, char *err, size_t errlen)
+{
+    xml_parser x;
+    init_parser(&x, text, len, lim, err, errlen);
+    x.fn = fn;
+    x.ctx = ctx;
+    if (root_name && root_len) root_name[0] = '\0';
+    xml_node *root = parse(&x);
+    if (!root) return -1;
+    if (root_name && root_len) snprintf(root_name, root_len, "%s", root->name);
+    free_node(root);
+    return 0;
+}
+
+int xml_read_file(const char *path, size_t max_bytes, char **text, size_t *len, char *err,
+                  size_t errlen)
+{
+    *text = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open (%s)", path,
+                 errno == ELOOP ? "a symbolic link" : strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        snprintf(err, errlen, "%s: not a regular file", path);
+        return -1;
+    }
+    if ((unsigned long long)st.st_size > max_bytes) {
+        close(fd);
+        snprintf(err, errlen, "%s: %lld bytes, larger than %zu (see --max-report)", path,
+                 (long long)st.st_size, max_bytes);
+        return -1;
+    }
+    /* read at most max_bytes + 1, so a file that grows meanwhile is seen */
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *b = malloc(cap + 1);
+    if (!b) {
+        close(fd);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    for (;;) {
+        if (n == cap) {
+            if (cap > max_bytes) break;
+            size_t nc = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
+            char *nb = realloc(b, nc + 1);
+            if (!nb) {
+                free(b);
+                close(fd);
+                snprintf(err, errlen, "%s: out of memory", path);
+                return -1;
+            }
+            b = nb;
+            cap = nc;
+        }
+        ssize_t got = read(fd, b + n, cap - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            free(b);
+            close(fd);
+            snprintf(err, errlen, "%s: read error (%s)", path, strerror(errno));
+            return -1;
+        }
+        if (got == 0) break;
+        n += (size_t)got;
+    }
+    close(fd);
+    if (n > max_bytes) {
+        free(b);
+        snprintf(err, errlen, "%s: larger than %zu bytes (see --max-report)", path, max_bytes);
+        return -1;
+    }
+    b[n] = '\0';
+    *text = b;
+    *len = n;
+    return 0;
+}
+
 xml_node *xml_parse_file(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open", path);
-        return NULL;
-    }
-    sbuf b = {0};
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (sb_put(&b, chunk, got)) {
-            fclose(f);
-            free(b.p);
-            snprintf(err, errlen, "%s: out of memory", path);
-            return NULL;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(b.p);
-        snprintf(err, errlen, "%s: read error", path);
-        return NULL;
-    }
+    char *text;
+    size_t len;
+    if (xml_read_file(path, (size_t)64 << 20, &text, &len, err, errlen)) return NULL;
     char e[240];
-    xml_node *r = xml_parse(b.p ? b.p : "", b.n, e, sizeof e);
-    free(b.p);
+    xml_node *r = xml_parse(text, len, e, sizeof e);
+    free(text);
     if (!r) snprintf(err, errlen, "%s: %s", path, e);
     return r;
 }

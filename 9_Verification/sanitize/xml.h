@@ -15,6 +15,20 @@
 #include <stddef.h>
 
 #define XML_MAX_DEPTH 200
+/* More attributes than this in one element is refused (compute-sanitizer's
+ * reports use none; checking for repeats stays cheap). */
+#define XML_MAX_ATTRS 64
+/* Elements in one tree (xml_parse) or in one child of the root
+ * (xml_parse_stream) unless the caller sets its own limit. */
+#define XML_DEFAULT_MAX_NODES 100000
+
+/* Limits on one parse; zeros mean the defaults. Every step of the reader is
+ * linear in the input, and these bound what it holds and how long it runs:
+ * the parse fails with a message when a limit is passed. */
+typedef struct {
+    size_t max_nodes;  /* elements held at once (see XML_DEFAULT_MAX_NODES) */
+    double deadline;   /* CLOCK_MONOTONIC seconds; 0: no deadline */
+} xml_limits;
 
 typedef struct {
     char *name;
@@ -33,7 +47,28 @@ typedef struct xml_node {
 
 /* Parse len bytes. Returns the root element, or NULL with err filled. */
 xml_node *xml_parse(const char *text, size_t len, char *err, size_t errlen);
-/* Read and parse a file (NULL with err naming the file on any failure). */
+xml_node *xml_parse_limited(const char *text, size_t len, const xml_limits *lim, char *err,
+                            size_t errlen);
+
+/* Streaming: each child element of the root is built, handed to fn with
+ * the root (its name and attributes; no children), and freed, so memory
+ * holds one child at a time (a report's root holds one <record> per
+ * finding). The root's own text is skipped. fn returns 0 to go on, or
+ * non-zero to stop the parse with its message in err. The root's name goes
+ * to root_name. Returns 0, or -1 with err filled. */
+typedef int (*xml_child_fn)(const xml_node *root, const xml_node *child, void *ctx, char *err,
+                            size_t errlen);
+int xml_parse_stream(const char *text, size_t len, const xml_limits *lim, xml_child_fn fn,
+                     void *ctx, char *root_name, size_t root_len, char *err, size_t errlen);
+
+/* Read a whole file of at most max_bytes into a malloc'd buffer (NUL
+ * added). The file is opened without following a symbolic link in its last
+ * component and must be a regular file (a FIFO or a device would block or
+ * never end). 0, or -1 with err naming the file. */
+int xml_read_file(const char *path, size_t max_bytes, char **text, size_t *len, char *err,
+                  size_t errlen);
+/* Read and parse a file (NULL with err naming the file on any failure);
+ * files over 64 MiB are refused. */
 xml_node *xml_parse_file(const char *path, char *err, size_t errlen);
 void xml_free(xml_node *root);
 

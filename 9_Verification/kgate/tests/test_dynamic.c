@@ -84,7 +84,7 @@ static void test_verdicts(void **s)
     assert_false(kg_verdict_is_stop(KG_V_STATIC_OK));
 }
 
-/* The shapes: n = 1, 37, 1000, 4097 and non-multiples of 32 elsewhere. */
+/* The task shapes: n = 1, 37, 1000, 4097 and non-multiples of 32 elsewhere. */
 static void test_task_table(void **s)
 {
     (void)s;

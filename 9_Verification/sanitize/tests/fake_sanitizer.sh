@@ -1,20 +1,41 @@
 #!/bin/bash
 # fake_sanitizer.sh: a stand-in for compute-sanitizer, so the harness's
-# process side (workers, CUDA_VISIBLE_DEVICES, timeouts, reports) can be
-# tested on a machine without a GPU (see test_harness.sh). It takes the same
-# flags, never runs the program, and saves the fixture report for that
-# program and tool: fixtures/<prog>.<tool>.xml (a real H200 capture) if
-# present, else an empty report.
-# planted_barrier sleeps 3 s so that a 1 s --timeout can be exercised.
+# process side (workers, CUDA_VISIBLE_DEVICES, timeouts, containment, caps,
+# reports) can be tested on a machine without a GPU (see test_harness.sh).
+# It takes the same flags, never runs the program, and saves the fixture
+# report for that program and tool: $FAKE_FIXTURES/<prog>.<tool>.xml
+# (default tests/fixtures/: real H200 captures) if present, else an empty
+# report. planted_barrier sleeps 3 s so that a 1 s --timeout can be exercised.
+# What a hostile program or tool might do, switched on by the environment
+# (the harness passes its environment on):
+#   FAKE_REPORT=FILE     save FILE as the report instead of the fixture
+#   FAKE_SLEEP=S         sleep S seconds first (as a child named FAKE_ORPHAN-sleep)
+#   FAKE_ORPHAN=TOKEN    leave a grandchild that called setsid (argv[0] TOKEN-orphan)
+#                        and a plain background child (TOKEN-child), both sleeping 300 s
+#   FAKE_SPEW=BYTES      write that many bytes to stdout
+#   FAKE_XML_FOREVER=1   write to the report without end (about 1 MB/s)
 save=""; tool=""
 [ "$1" = --version ] && { echo "Version 0.0 (fake)"; exit 0; }
 while [ $# -gt 0 ]; do case "$1" in --save) save=$2; shift 2;; --tool) tool=$2; shift 2;; --xml) shift;; --*) shift 2;; *) break;; esac; done
 prog=$(basename "$1")
 echo "fake: $tool $prog CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES args: $*"
-F=$(cd "$(dirname "$0")" && pwd)/fixtures
+F=${FAKE_FIXTURES:-$(dirname "$(readlink -f "$0")")/fixtures}
+if [ -n "${FAKE_ORPHAN:-}" ]; then
+  setsid bash -c "exec -a '$FAKE_ORPHAN-orphan' sleep 300" </dev/null >/dev/null 2>&1 &
+  bash -c "exec -a '$FAKE_ORPHAN-child' sleep 300" </dev/null >/dev/null 2>&1 &
+fi
+[ -n "${FAKE_SPEW:-}" ] && head -c "$FAKE_SPEW" /dev/zero | tr '\0' 'x'
+if [ -n "${FAKE_XML_FOREVER:-}" ]; then  # about 1 MB/s, for ever
+  line=$(printf '<record>%.0s' $(seq 100))
+  while :; do for i in $(seq 100); do echo "$line"; done; sleep 0.08; done > "$save"
+fi
+if [ -n "${FAKE_SLEEP:-}" ]; then
+  bash -c "exec -a '${FAKE_ORPHAN:-fake}-sleep' sleep $FAKE_SLEEP"
+fi
 case "$prog" in
   planted_barrier) sleep 3 ;;  # hangs past a 1 s timeout in the test
 esac
 f=$F/$prog.$tool.xml
+[ -n "${FAKE_REPORT:-}" ] && f=$FAKE_REPORT
 if [ -f "$f" ]; then cp "$f" "$save"; if grep -q "<record>" "$f"; then exit 86; fi; exit 0; fi
 echo '<ComputeSanitizerOutput/>' > "$save"; exit 0

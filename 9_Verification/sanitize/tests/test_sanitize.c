@@ -12,9 +12,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "json_valid.h"
@@ -179,6 +183,262 @@ static void test_xml_every_truncation(void **state)
         assert_true(strlen(err) > 0);
     }
     free(text);
+}
+
+/* The reader is linear and capped: what took 18.6 s (a 788 KB element with
+ * many attributes, checked for repeats pairwise) is refused at once. */
+static void test_xml_linear_and_capped(void **state)
+{
+    (void)state;
+    char err[256];
+    /* 60000 attributes in one element */
+    size_t cap = 60000 * 16 + 100, n = 0;
+    char *doc = malloc(cap);
+    n += (size_t)sprintf(doc + n, "<ComputeSanitizerOutput><record");
+    for (int i = 0; i < 60000; i++) n += (size_t)sprintf(doc + n, " a%d=\"\"", i);
+    n += (size_t)sprintf(doc + n, "/></ComputeSanitizerOutput>");
+    double t0 = sz_now();
+    assert_null(xml_parse(doc, n, err, sizeof err));
+    assert_true(sz_now() - t0 < 1.0);
+    assert_non_null(strstr(err, "more than 64 attributes"));
+    free(doc);
+    /* 64 attributes are fine, the 65th is refused */
+    char few[2000];
+    n = (size_t)sprintf(few, "<a");
+    for (int i = 0; i < XML_MAX_ATTRS; i++) n += (size_t)sprintf(few + n, " a%d='%d'", i, i);
+    sprintf(few + n, "/>");
+    xml_node *r = xml_parse(few, strlen(few), err, sizeof err);
+    assert_non_null(r);
+    assert_string_equal(xml_attr_get(r, "a63"), "63");
+    xml_free(r);
+    sprintf(few + n, " b=''/>");
+    assert_null(xml_parse(few, strlen(few), err, sizeof err));
+    /* a tree is capped in elements; a stream only per child of the root */
+    int kids = 300000;
+    doc = malloc((size_t)kids * 10 + 100);
+    n = (size_t)sprintf(doc, "<ComputeSanitizerOutput>");
+    for (int i = 0; i < kids; i++) n += (size_t)sprintf(doc + n, "<record/>");
+    n += (size_t)sprintf(doc + n, "</ComputeSanitizerOutput>");
+    assert_null(xml_parse(doc, n, err, sizeof err));
+    assert_non_null(strstr(err, "more than 100000 elements"));
+    t0 = sz_now();
+    sz_found f;
+    assert_int_equal(sz_report_read_text(doc, n, 0, &f, err, sizeof err), 0);
+    assert_int_equal(f.n_records, kids);
+    assert_true(sz_now() - t0 < 2.0);
+    sz_found_free(&f);
+    free(doc);
+    /* one record with more elements than SZ_MAX_RECORD_ELEMENTS */
+    doc = malloc(20000 * 4 + 100);
+    n = (size_t)sprintf(doc, "<ComputeSanitizerOutput><record>");
+    for (int i = 0; i < 20000; i++) n += (size_t)sprintf(doc + n, "<a/>");
+    n += (size_t)sprintf(doc + n, "</record></ComputeSanitizerOutput>");
+    assert_int_equal(sz_report_read_text(doc, n, 0, &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "elements"));
+    free(doc);
+    /* the deadline */
+    char path[1200];
+    fx(path, sizeof path, "h200/race.xml");
+    assert_int_equal(sz_report_read_file_limited(path, 1 << 20, sz_now() - 1, &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "time limit"));
+    assert_int_equal(sz_report_read_file_limited(path, 1 << 20, sz_now() + 60, &f, err, sizeof err), 0);
+    assert_int_equal(f.n_records, 100);
+    sz_found_free(&f);
+}
+
+/* Records fold by kind, kernel and first location through a hash table:
+ * counts stay right, and too many distinct detections is an error. */
+static void test_report_folding(void **state)
+{
+    (void)state;
+    int records = 50000, distinct = 97;
+    char *doc = malloc((size_t)records * 200 + 100);
+    size_t n = (size_t)sprintf(doc, "<ComputeSanitizerOutput>");
+    for (int i = 0; i < records; i++)
+        n += (size_t)sprintf(doc + n, "<record><kind>Precise</kind><what><text>Invalid __global__ "
+                             "read</text></what><where><func>k</func><path>/a/k.cu</path><line>%d"
+                             "</line></where></record>", 1 + i % distinct);
+    n += (size_t)sprintf(doc + n, "</ComputeSanitizerOutput>");
+    sz_found f;
+    char err[300];
+    assert_int_equal(sz_report_read_text(doc, n, 0, &f, err, sizeof err), 0);
+    assert_int_equal(f.n, distinct);
+    int total = 0;
+    for (int j = 0; j < f.n; j++) {
+        total += f.d[j].count;
+        assert_int_equal(f.d[j].count, records / distinct + (f.d[j].locs[0].line <= records % distinct));
+    }
+    assert_int_equal(total, records);
+    sz_found_free(&f);
+    /* every record at its own line: more than SZ_MAX_DETECTIONS */
+    n = (size_t)sprintf(doc, "<ComputeSanitizerOutput>");
+    for (int i = 0; i < SZ_MAX_DETECTIONS + 1; i++)
+        n += (size_t)sprintf(doc + n, "<record><kind>Precise</kind><where><func>k</func><path>k.cu"
+                             "</path><line>%d</line></where></record>", i + 1);
+    n += (size_t)sprintf(doc + n, "</ComputeSanitizerOutput>");
+    assert_int_equal(sz_report_read_text(doc, n, 0, &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "distinct detections"));
+    free(doc);
+}
+
+/* A report file is read only if it is a regular file, not through a
+ * symlink, and within the cap. */
+static void test_report_file_refusals(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/sz_files_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char real[1200], link[1200], fifo[1200], src[1200], err[600];
+    fx(src, sizeof src, "h200/vectorAdd_memcheck.xml");
+    snprintf(link, sizeof link, "%s/link.xml", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo.xml", dir);
+    snprintf(real, sizeof real, "%s", src);
+    assert_int_equal(symlink(real, link), 0);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    sz_found f;
+    assert_int_equal(sz_report_read_file(real, &f, err, sizeof err), 0);
+    sz_found_free(&f);
+    assert_int_equal(sz_report_read_file(link, &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "symbolic link"));
+    double t0 = sz_now();
+    assert_int_equal(sz_report_read_file(fifo, &f, err, sizeof err), -1); /* does not block */
+    assert_true(sz_now() - t0 < 1);
+    assert_non_null(strstr(err, "regular file"));
+    assert_int_equal(sz_report_read_file("/dev/zero", &f, err, sizeof err), -1);
+    assert_int_equal(sz_report_read_file_limited(real, 10, 0, &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "larger than 10"));
+    unlink(link);
+    unlink(fifo);
+    rmdir(dir);
+}
+
+/* ---- hostile text ----------------------------------------------------- */
+
+/* 1 if s (n bytes) is valid UTF-8. */
+static int utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        size_t k = c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF) ? 2 : (c >= 0xE0 && c <= 0xEF) ? 3
+                 : (c >= 0xF0 && c <= 0xF4) ? 4 : 0;
+        if (!k || i + k > n) return 0;
+        for (size_t j = 1; j < k; j++)
+            if ((p[i + j] & 0xC0) != 0x80) return 0;
+        if (k == 3 && c == 0xE0 && p[i + 1] < 0xA0) return 0; /* overlong */
+        if (k == 3 && c == 0xED && p[i + 1] >= 0xA0) return 0; /* surrogate */
+        if (k == 4 && c == 0xF0 && p[i + 1] < 0x90) return 0;
+        if (k == 4 && c == 0xF4 && p[i + 1] >= 0x90) return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* 1 if s holds a C0 control other than newline, DEL, or a C1 control. */
+static int has_controls(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n; i++) {
+        if ((p[i] < 0x20 && p[i] != '\n') || p[i] == 0x7F) return 1;
+        if (p[i] == 0xC2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] <= 0x9F) return 1;
+    }
+    return 0;
+}
+
+static const char hostile[] =
+    "a\033[2Jb\033]0;owned\007c\t\n\r\177d\302\233e\233f\377g\300\257h\342\200\256i"
+    "\xed\xa0\x80j\xf4\x90\x80\x80k\xc3\xa9l\xe2\x82";
+
+static void test_clean_text(void **state)
+{
+    (void)state;
+    char out[256];
+    sz_clean_text(out, sizeof out, hostile);
+    assert_true(utf8_valid(out, strlen(out)));
+    assert_false(has_controls(out, strlen(out)));
+    /* printable text and valid UTF-8 stay as they were */
+    assert_non_null(strstr(out, "l"));
+    assert_non_null(strstr(out, "k\xc3\xa9l"));
+    assert_string_equal(out, "a?[2Jb?]0;owned?c   ?d?e?f?g??h?i???j????k\xc3\xa9l??");
+    /* cut at a character boundary, never in the middle of one */
+    char small[5];
+    sz_clean_text(small, sizeof small, "abc\xc3\xa9");
+    assert_string_equal(small, "abc");
+    sz_clean_text(small, sizeof small, "ab\xc3\xa9");
+    assert_string_equal(small, "ab\xc3\xa9");
+    /* the writer keeps newlines only */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    sz_write_clean(f, hostile, sizeof hostile - 1);
+    fclose(f);
+    assert_true(utf8_valid(buf, len));
+    assert_false(has_controls(buf, len));
+    assert_non_null(strchr(buf, '\n'));
+    free(buf);
+}
+
+/* Strings from a report are cleaned when read; every writer stays clean
+ * and valid whatever a name, an argument or a message holds. */
+static void test_hostile_strings(void **state)
+{
+    (void)state;
+    char doc[2048];
+    snprintf(doc, sizeof doc,
+             "<ComputeSanitizerOutput><record><kind>Pre%scise</kind><what><text>Invalid "
+             "__global__ read %s</text></what><where><func>k%s</func><path>/x/%s.cu</path>"
+             "<line>9</line></where></record></ComputeSanitizerOutput>",
+             "\033[2J", hostile, "\033[31m\177", "\033[1;1H\377");
+    sz_result r;
+    memset(&r, 0, sizeof r);
+    char err[300];
+    assert_int_equal(sz_report_read_text(doc, strlen(doc), 0, &r.found, err, sizeof err), 0);
+    assert_int_equal(r.found.n, 1);
+    const sz_detection *d = &r.found.d[0];
+    const char *fields[] = {d->kind, d->raw_kind, d->text, d->kernel, d->locs[0].file,
+                            d->locs[0].func};
+    for (int i = 0; i < 6; i++) {
+        assert_true(utf8_valid(fields[i], strlen(fields[i])));
+        assert_false(has_controls(fields[i], strlen(fields[i])));
+    }
+    assert_int_equal(d->locs[0].line, 9);
+    /* a result whose every string is hostile */
+    snprintf(r.name, sizeof r.name, "n%s", hostile);
+    snprintf(r.label, sizeof r.label, "l%s", hostile);
+    snprintf(r.binary, sizeof r.binary, "b%s", hostile);
+    snprintf(r.args, sizeof r.args, "a%s", hostile);
+    snprintf(r.message, sizeof r.message, "m%s", hostile);
+    snprintf(r.log_path, sizeof r.log_path, "p%s", hostile);
+    r.tool = SZ_MEMCHECK;
+    r.unexpected = calloc(1, sizeof(int));
+    r.unexpected[0] = 1;
+    r.verdict = SZ_UNEXPECTED;
+    sz_meta m = {"2026-11-29T00:00:00Z", hostile, hostile, hostile, hostile, hostile, 1};
+    for (int which = 0; which < 3; which++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (which == 0) sz_write_table(f, &r, 1);
+        else if (which == 1) assert_int_equal(sz_write_json(f, &r, 1, &m), 0);
+        else assert_int_equal(sz_write_junit(f, &r, 1), 0);
+        fclose(f);
+        if (!utf8_valid(buf, len)) fail_msg("writer %d: invalid UTF-8", which);
+        if (which != 1 && has_controls(buf, len)) fail_msg("writer %d: control characters", which);
+        if (which == 1) {
+            char e[300];
+            if (!json_valid(buf, len, e, sizeof e)) fail_msg("JSON invalid: %s", e);
+            for (size_t i = 0; i < len; i++) /* JSON escapes them all */
+                if ((unsigned char)buf[i] < 0x20 && buf[i] != '\n') fail_msg("raw control in JSON");
+        }
+        if (which == 2) {
+            char e[300];
+            xml_node *root = xml_parse(buf, len, e, sizeof e);
+            if (!root) fail_msg("JUnit not well-formed: %s", e);
+            xml_free(root);
+        }
+        free(buf);
+    }
+    sz_result_free(&r);
 }
 
 /* ---- reading reports: real H200 captures ----------------------------- */
@@ -499,6 +759,7 @@ static void fill_result(sz_result *r, const char *xml_name, const char *expect_l
 {
     memset(r, 0, sizeof *r);
     snprintf(r->name, sizeof r->name, "probe");
+    snprintf(r->label, sizeof r->label, "probe");
     snprintf(r->binary, sizeof r->binary, "bin/probe");
     r->tool = tool;
     if (xml_name) fx(r->xml_path, sizeof r->xml_path, xml_name);
@@ -534,10 +795,31 @@ static void test_evaluate(void **state)
     assert_int_equal(r.verdict, SZ_ERROR);
     assert_non_null(strstr(r.message, "exited 255"));
     sz_result_free(&r);
-    /* no report, exit 0: no records */
+    /* no report, exit 0 (a stand-in that checked nothing, e.g. /bin/true):
+     * ERROR, never CLEAN */
     fill_result(&r, "nothing_here.xml", "", SZ_MEMCHECK);
     sz_evaluate(&r, 0, 0, 60);
-    assert_int_equal(r.verdict, SZ_CLEAN);
+    assert_int_equal(r.verdict, SZ_ERROR);
+    assert_non_null(strstr(r.message, "no XML report"));
+    sz_result_free(&r);
+    /* an empty file is no report either */
+    fill_result(&r, "malformed_empty.xml", "", SZ_MEMCHECK);
+    sz_evaluate(&r, 0, 0, 60);
+    assert_int_equal(r.verdict, SZ_ERROR);
+    sz_result_free(&r);
+    /* a report over the cap is not read */
+    fill_result(&r, "h200/race.xml", "racecheck: detect shared-race at probe.cu:17\n", SZ_RACECHECK);
+    r.max_report = 100000; /* race.xml is 225439 bytes */
+    sz_evaluate(&r, SZ_ERROR_EXITCODE, 0, 60);
+    assert_int_equal(r.verdict, SZ_ERROR);
+    assert_non_null(strstr(r.message, "larger than 100000"));
+    sz_result_free(&r);
+    /* reading counts against the run's time limit */
+    fill_result(&r, "h200/race.xml", "racecheck: detect shared-race at probe.cu:17\n", SZ_RACECHECK);
+    r.deadline = sz_now() - 1;
+    sz_evaluate(&r, SZ_ERROR_EXITCODE, 0, 60);
+    assert_int_equal(r.verdict, SZ_ERROR);
+    assert_non_null(strstr(r.message, "time limit"));
     sz_result_free(&r);
     /* a broken report */
     fill_result(&r, "malformed_truncated.xml", "", SZ_MEMCHECK);
@@ -578,6 +860,7 @@ static void make_results(sz_result *r)
     fill_result(&r[4], "nothing.xml", "", SZ_MEMCHECK);
     sz_evaluate(&r[4], -1, 1, 5);
     snprintf(r[4].name, sizeof r[4].name, "we<ird>&\"name\"");
+    snprintf(r[4].label, sizeof r[4].label, "we<ird>&\"name\"");
 }
 
 static char *capture(int which, sz_result *r, int n, size_t *len)
@@ -585,7 +868,7 @@ static char *capture(int which, sz_result *r, int n, size_t *len)
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
     sz_meta m = {"2026-11-29T00:00:00Z", "abc123", "/usr/local/cuda/bin/compute-sanitizer",
-                 "Version 2025.3.1.0", "bin/sanitize --tool=\"racecheck\"", 2};
+                 "Version 2025.3.1.0", "bin/sanitize --tool=\"racecheck\"", "pid namespace", 2};
     if (which == 0) sz_write_table(f, r, n);
     else if (which == 1) assert_int_equal(sz_write_json(f, r, n, &m), 0);
     else assert_int_equal(sz_write_junit(f, r, n), 0);
@@ -665,28 +948,129 @@ static void test_split_args(void **state)
 static int run_to_end(char *const argv[], double timeout, int *timed_out, double *secs)
 {
     sz_proc p;
-    assert_int_equal(sz_proc_start(&p, argv, NULL, "/dev/null", "SZ_TEST_VAR", "7", timeout), 0);
+    int fd = open("/dev/null", O_WRONLY);
+    assert_int_equal(sz_proc_start(&p, argv, NULL, fd, 1 << 20, "SZ_TEST_VAR", "7", timeout), 0);
     int code;
     while (!sz_proc_poll(&p, &code, timed_out)) usleep(10000);
     *secs = sz_now() - p.start;
+    sz_proc_close(&p);
+    close(fd);
     return code;
 }
 
-static void test_proc(void **state)
+/* The pids whose argv[0] starts with token (from /proc), how many. */
+static int procs_with(const char *token)
 {
-    (void)state;
+    int n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        char path[300], buf[256] = "";
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        size_t k = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[k] = '\0';
+        if (!strncmp(buf, token, strlen(token))) n++;
+    }
+    if (d) closedir(d);
+    return n;
+}
+
+static int none_left(const char *token, double seconds)
+{
+    double end = sz_now() + seconds;
+    while (procs_with(token)) {
+        if (sz_now() > end) return 0;
+        usleep(20000);
+    }
+    return 1;
+}
+
+static void test_proc_modes(sz_contain mode)
+{
+    char why[300];
+    int got = sz_contain_init(mode, why, sizeof why);
+    if (mode == SZ_CONTAIN_PIDNS && got < 0) {
+        print_message("skipped: %s\n", why);
+        return;
+    }
+    assert_int_equal(got, mode);
     int to;
     double s;
     char *ok[] = {"sh", "-c", "test \"$SZ_TEST_VAR\" = 7 && exit 3", NULL};
     assert_int_equal(run_to_end(ok, 10, &to, &s), 3);
     assert_false(to);
-    /* a child that leaves a grandchild: the whole group is killed at the limit */
+    /* a child that leaves a grandchild: everything is killed at the limit */
     char *slow[] = {"sh", "-c", "sleep 30 & sleep 30; exit 0", NULL};
     assert_int_equal(run_to_end(slow, 0.3, &to, &s), -1);
     assert_true(to);
     assert_true(s < 5);
     char *missing[] = {"/nonexistent/program", NULL};
     assert_int_equal(run_to_end(missing, 10, &to, &s), 127);
+    /* a setsid grandchild (its own session and process group) outlives
+     * neither a run that ends nor one that times out */
+    char tok[64], script[300];
+    for (int timeout = 0; timeout < 2; timeout++) {
+        snprintf(tok, sizeof tok, "sz-unit-%d-%d-%d", (int)mode, timeout, (int)getpid());
+        snprintf(script, sizeof script,
+                 "setsid bash -c 'exec -a %s-orphan sleep 300' </dev/null >/dev/null 2>&1 & "
+                 "bash -c 'exec -a %s-child sleep 300' & sleep 0.3; %s",
+                 tok, tok, timeout ? "sleep 300" : "exit 0");
+        char *orphan[] = {"bash", "-c", script, NULL};
+        int code = run_to_end(orphan, timeout ? 1.0 : 20, &to, &s);
+        assert_int_equal(to, timeout);
+        if (!timeout) assert_int_equal(code, 0);
+        if (!none_left(tok, 3)) fail_msg("%s: a descendant outlived its run (mode %d)", tok, (int)mode);
+    }
+    /* the output: captured, capped, the rest counted */
+    char out[64];
+    char *echo[] = {"sh", "-c", "echo hello; echo there >&2; exit 5", NULL};
+    assert_int_equal(sz_capture(echo, NULL, 10, out, sizeof out), 5);
+    assert_non_null(strstr(out, "hello"));
+    assert_non_null(strstr(out, "there"));
+    char *flood[] = {"sh", "-c", "head -c 1000000 /dev/zero", NULL};
+    sz_proc p;
+    int fd = open("/dev/null", O_WRONLY), code;
+    assert_int_equal(sz_proc_start(&p, flood, NULL, fd, 1000, NULL, NULL, 20), 0);
+    while (!sz_proc_poll(&p, &code, &to)) usleep(5000);
+    assert_int_equal(code, 0);
+    assert_int_equal(p.log_bytes, 1000);
+    assert_int_equal(p.log_dropped, 1000000 - 1000);
+    sz_proc_close(&p);
+    /* a watched file that grows past its cap stops the run */
+    char grow_path[] = "/tmp/sz_grow_XXXXXX";
+    int gfd = mkstemp(grow_path);
+    assert_true(gfd >= 0);
+    close(gfd);
+    char grow[400];
+    snprintf(grow, sizeof grow, "while :; do head -c 10000 /dev/zero >> %s; sleep 0.01; done",
+             grow_path);
+    char *grower[] = {"sh", "-c", grow, NULL};
+    double t0 = sz_now();
+    assert_int_equal(sz_proc_start(&p, grower, NULL, fd, 1000, NULL, NULL, 60), 0);
+    sz_proc_watch(&p, grow_path, 100000);
+    while (!sz_proc_poll(&p, &code, &to)) usleep(5000);
+    assert_true(p.watch_over);
+    assert_false(to);
+    assert_true(sz_now() - t0 < 10);
+    sz_proc_close(&p);
+    unlink(grow_path);
+    close(fd);
+}
+
+static void test_proc_reaper(void **state)
+{
+    (void)state;
+    test_proc_modes(SZ_CONTAIN_REAPER);
+}
+
+static void test_proc_pidns(void **state)
+{
+    (void)state;
+    test_proc_modes(SZ_CONTAIN_PIDNS);
 }
 
 /* ---- the planted programs: declarations, sources and reports agree ---- */
@@ -759,6 +1143,11 @@ int main(void)
         cmocka_unit_test(test_xml_malformed),
         cmocka_unit_test(test_xml_depth_limit),
         cmocka_unit_test(test_xml_every_truncation),
+        cmocka_unit_test(test_xml_linear_and_capped),
+        cmocka_unit_test(test_report_folding),
+        cmocka_unit_test(test_report_file_refusals),
+        cmocka_unit_test(test_clean_text),
+        cmocka_unit_test(test_hostile_strings),
         cmocka_unit_test(test_report_real_kinds),
         cmocka_unit_test(test_report_real_details),
         cmocka_unit_test(test_report_text_locations),
@@ -770,7 +1159,8 @@ int main(void)
         cmocka_unit_test(test_evaluate),
         cmocka_unit_test(test_writers),
         cmocka_unit_test(test_split_args),
-        cmocka_unit_test(test_proc),
+        cmocka_unit_test(test_proc_reaper),
+        cmocka_unit_test(test_proc_pidns),
         cmocka_unit_test(test_planted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
