@@ -94,11 +94,14 @@ void kg_judge_main(int sock, int device, int dry);
 
 /* The gate's side: start the judge; run one session (blocks until the
  * verdict record, with a deadline of timeout + 10 s); stop the judge. */
+typedef void (*kg_judge_main_fn)(int sock, int device, int dry);
 typedef struct {
     int pid, sock;
     int dry, device;
+    kg_judge_main_fn main;
 } kg_judge_proc;
-int kg_judge_start(kg_judge_proc *jp, int device, int dry);
+/* fn: kg_judge_main (the tests pass judges of their own). */
+int kg_judge_start(kg_judge_proc *jp, kg_judge_main_fn fn, int device, int dry);
 /* Hands the harness's three fds to the judge; progress records update *last.
  * Returns 0 with the final record in *out, -1 when the judge failed (out
  * describes it). */

@@ -298,7 +298,7 @@ done:
 
 /* ---- the gate's side ----------------------------------------------------- */
 
-int kg_judge_start(kg_judge_proc *jp, int device, int dry)
+int kg_judge_start(kg_judge_proc *jp, kg_judge_main_fn fn, int device, int dry)
 {
     int sv[2];
     memset(jp, 0, sizeof *jp);
@@ -306,6 +306,7 @@ int kg_judge_start(kg_judge_proc *jp, int device, int dry)
     jp->sock = -1;
     jp->device = device;
     jp->dry = dry;
+    jp->main = fn;
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return -1;
     fflush(stdout);
     fflush(stderr);
@@ -320,7 +321,7 @@ int kg_judge_start(kg_judge_proc *jp, int device, int dry)
         int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGPIPE, SIGCHLD};
         for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
         kg_close_fds_except(sv[1], -1);
-        kg_judge_main(sv[1], device, dry);
+        fn(sv[1], device, dry);
         _exit(0);
     }
     setpgid(pid, pid);

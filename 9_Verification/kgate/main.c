@@ -674,7 +674,7 @@ static void run_candidate(kg_gate *g, kg_judge_proc *jp, kg_job *j, kg_cand *c, 
     compose(g, j, c, &m, rc);
     if (rc != 0 || m.judge_failed) {
         kg_judge_stop(jp);
-        if (g->o->mode == MODE_FULL || g->o->mode == MODE_DRY) kg_judge_start(jp, g->o->device, g->o->mode == MODE_DRY);
+        if (g->o->mode == MODE_FULL || g->o->mode == MODE_DRY) kg_judge_start(jp, kg_judge_main, g->o->device, g->o->mode == MODE_DRY);
     }
 }
 
@@ -894,7 +894,7 @@ int main(int argc, char **argv)
     memset(&jp, 0, sizeof jp);
     jp.pid = -1;
     jp.sock = -1;
-    if ((o.mode == MODE_FULL || o.mode == MODE_DRY) && kg_judge_start(&jp, o.device, o.mode == MODE_DRY) != 0) {
+    if ((o.mode == MODE_FULL || o.mode == MODE_DRY) && kg_judge_start(&jp, kg_judge_main, o.device, o.mode == MODE_DRY) != 0) {
         fprintf(stderr, "kgate: error: cannot start the judge\n");
         return 1;
     }

@@ -1030,7 +1030,9 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *bindir, int no_sandbox, char *e
     sb->as_root = geteuid() == 0;
     sb->uid_base = 61000;
     sb->drop_uid = 1;
-    snprintf(sb->stub, sizeof sb->stub, "%s/kgate-sandbox", bindir);
+    char bin_real[PATH_MAX];
+    if (realpath(bindir, bin_real)) bindir = bin_real;   /* the sandbox binds absolute paths */
+    snprintf(sb->stub, sizeof sb->stub, "%.1000s/kgate-sandbox", bindir);
     if (access(sb->stub, X_OK) != 0) {
         snprintf(err, len, "%s is missing: build with make -C 9_Verification/kgate", sb->stub);
         return -1;
