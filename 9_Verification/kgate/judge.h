@@ -93,12 +93,13 @@ int kg_judge_dry(kg_judge *j);
 void kg_judge_main(int sock, int device, int dry);
 
 /* The gate's side: start the judge; run one session (blocks until the
- * verdict record, with a deadline of timeout + 10 s); stop the judge. */
+ * verdict record, with a deadline of timeout + slack); stop the judge. */
 typedef void (*kg_judge_main_fn)(int sock, int device, int dry);
 typedef struct {
     int pid, sock;
     int dry, device;
     kg_judge_main_fn main;
+    double slack_s;               /* the gate waits timeout + slack (10 s) for a verdict */
 } kg_judge_proc;
 /* fn: kg_judge_main (the tests pass judges of their own). */
 int kg_judge_start(kg_judge_proc *jp, kg_judge_main_fn fn, int device, int dry);

@@ -86,7 +86,10 @@ int kg_judge_call(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms)
     }
     int rc = kg_read_exact(j->rep_fd, r, sizeof *r, j->deadline);
     double t1 = kg_now();
-    j->t_io += t1 - t0;
+    /* what the separate process costs: a round trip per command (the
+     * candidate's own work inside the wait is not overhead); data copies
+     * are counted where they happen */
+    j->t_io += j->ping_ms > 0 ? j->ping_ms / 1e3 : (c->op == KG_OP_PING ? t1 - t0 : 0.0);
     if (wall_ms) *wall_ms = 1e3 * (t1 - t0);
     if (rc == -2) {
         lost(j, 1, "hang: no answer within the time limit while %.200s", j->m->stage);
@@ -307,6 +310,7 @@ int kg_judge_start(kg_judge_proc *jp, kg_judge_main_fn fn, int device, int dry)
     jp->device = device;
     jp->dry = dry;
     jp->main = fn;
+    jp->slack_s = 10.0;
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return -1;
     fflush(stdout);
     fflush(stderr);
@@ -363,7 +367,7 @@ int kg_judge_session(kg_judge_proc *jp, const kg_session_req *req, int cmd_w, in
         judge_failure(out, "cannot reach the judge");
         return -1;
     }
-    double deadline = kg_now() + req->timeout_s + 10.0;
+    double deadline = kg_now() + req->timeout_s + jp->slack_s;
     kg_judge_msg m;
     char stage[96] = "starting";
     for (;;) {

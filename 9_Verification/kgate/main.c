@@ -614,6 +614,8 @@ static void compose(kg_gate *g, kg_job *j, kg_cand *c, const kg_judge_msg *m, in
             snprintf(c->reason, sizeof c->reason, "hang: killed after the %.0f s limit while %.96s%s",
                      g->o->timeout, stage, mem);
         }
+        else if (!strncmp(m->detail, "protocol violation", 18))
+            snprintf(c->reason, sizeof c->reason, "%.390s", m->detail);   /* what it sent says most */
         else if (h->term_signal && h->term_signal != SIGKILL)
             snprintf(c->reason, sizeof c->reason, "crash: the candidate's process died of %s while %.96s",
                      end, stage);
