@@ -336,6 +336,8 @@ typedef struct {
     char bindir[PATH_MAX], nvcc[PATH_MAX], arch[16];
     int n_allow;
     char allow[KG_SB_EVENTS][160];   /* what CUDA's own start-up did in the sandbox (not the candidate) */
+    int harness_no_data;             /* the start-up check needed the harness without RLIMIT_DATA */
+    char ctx_line[300];              /* the harness's memory after creating its CUDA context */
 } kg_gate;
 
 static int slot_used[64];
@@ -408,6 +410,7 @@ static int spawn_harness(kg_gate *g, kg_job *j)
     s.out_fd = lf;
     s.slot = j->slot;
     s.lim = kg_default_limits(KG_SB_HARNESS, g->o->timeout);
+    if (g->harness_no_data) s.lim.data_bytes = 0;
     int rc = kg_sb_spawn(g->sb, &s, &j->harness);
     if (lf >= 0) close(lf);
     close(cmd[0]);
@@ -741,6 +744,14 @@ static int harness_selftest(kg_gate *g, char *why, size_t len)
         for (int i = 0; i < KG_SB_EVENTS && rec.events[i][0]; i++)
             if (rec.is_violation[i] && g->n_allow < KG_SB_EVENTS)
                 snprintf(g->allow[g->n_allow++], sizeof g->allow[0], "%s", rec.events[i]);
+        /* the harness's own line about its context (no candidate ran: trusted) */
+        char *log = kg_read_file(j.hlog, 1 << 16, NULL);
+        char *ctx = log ? strstr(log, "kgate-harness: context") : NULL;
+        if (ctx) {
+            ctx[strcspn(ctx, "\n")] = 0;
+            snprintf(g->ctx_line, sizeof g->ctx_line, "%.290s", ctx + 15);
+        }
+        free(log);
     } else {
         snprintf(why, len, "cannot start the harness in the sandbox");
     }
@@ -851,23 +862,35 @@ int main(int argc, char **argv)
         if (!o.arch) snprintf(g.arch, sizeof g.arch, "%d%d", probe.cc_major, probe.cc_minor);
         printf("# device %d: %s, CC %d.%d, %d SMs; candidates built for sm_%s\n", o.device,
                probe.name, probe.cc_major, probe.cc_minor, probe.sm_count, g.arch);
-        /* the sandbox must let the harness reach the GPU */
-        char why[400] = "";
+        /* the sandbox must let the harness reach the GPU; if it does not,
+         * relax one thing at a time and say so */
+        char why[400] = "", why2[400] = "";
         if (harness_selftest(&g, why, sizeof why) != 0) {
-            char why2[400] = "";
-            int retry = sb.enabled && sb.as_root && sb.drop_uid;
-            if (retry) {
-                sb.drop_uid = 0;   /* the GPU nodes may not be open to an unprivileged uid */
+            int fixed = 0;
+            if (sb.enabled) {
+                g.harness_no_data = 1;   /* CUDA may need more than the data limit */
                 g.n_allow = 0;
+                fixed = harness_selftest(&g, why2, sizeof why2) == 0;
+                if (fixed)
+                    printf("# sandbox: WARNING: CUDA needed more than the harness's data limit (%s): the "
+                           "harness runs without RLIMIT_DATA (the CPU, file and process limits stay)\n", why);
             }
-            if (!retry || harness_selftest(&g, why2, sizeof why2) != 0) {
+            if (!fixed && sb.enabled && sb.as_root && sb.drop_uid) {
+                sb.drop_uid = 0;         /* the GPU nodes may not be open to an unprivileged uid */
+                g.n_allow = 0;
+                why2[0] = 0;
+                fixed = harness_selftest(&g, why2, sizeof why2) == 0;
+                if (fixed)
+                    printf("# sandbox: WARNING: the GPU device nodes refuse an unprivileged uid (%s): "
+                           "candidates run as uid 0 without capabilities and without RLIMIT_DATA (weaker)\n", why);
+            }
+            if (!fixed) {
                 printf("kgate: FAIL (the sandbox keeps the harness from the GPU: %s; fix the sandbox "
                        "(KGATE_SANDBOX_RO, device nodes) or run --no-sandbox, UNSAFE)\n", why);
                 return 1;
             }
-            printf("# sandbox: WARNING: the GPU device nodes refuse an unprivileged uid (%s): "
-                   "candidates run as uid 0 without capabilities (weaker)\n", why);
         }
+        if (g.ctx_line[0]) printf("# sandbox: the harness's %s\n", g.ctx_line);
         if (g.n_allow) {
             printf("# sandbox: CUDA's own start-up in the sandbox did:");
             for (int k = 0; k < g.n_allow; k++) printf("%s %s", k ? ";" : "", g.allow[k]);

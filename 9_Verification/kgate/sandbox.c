@@ -251,18 +251,17 @@ static void resolve(mon_ctx *m, pid_t pid, int dirfd, const char *rel, char *out
     normalize(out);
 }
 
-/* Places a sandboxed process may write (the mounts decide; this decides
- * what is worth reporting). */
+/* Places a sandboxed process may write, or whose writes are the runtime's
+ * business (the mounts decide what succeeds; this decides what is worth
+ * reporting). /dev holds only the minimal nodes and the GPU's; /proc and
+ * /sys are the kernel's interfaces, which the CUDA driver uses (their
+ * dangerous parts are read-only); /tmp and /dev/shm are private tmpfs. A
+ * write anywhere else is an attempt to leave the sandbox. */
 static int writable(const mon_ctx *m, const char *p)
 {
-    static const char *const ok[] = {"/tmp", "/dev/shm", "/dev/pts", "/proc"};
-    static const char *const dev_ok[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty",
-                                         "/dev/random", "/dev/urandom"};
+    static const char *const ok[] = {"/tmp", "/dev", "/proc", "/sys"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (is_under(p, ok[i])) return 1;
-    for (size_t i = 0; i < sizeof dev_ok / sizeof dev_ok[0]; i++)
-        if (!strcmp(p, dev_ok[i])) return 1;
-    if (!strncmp(p, "/dev/nvidia", 11)) return 1;
     if (m->scratch_rw && is_under(p, "/scratch")) return 1;
     return 0;
 }

@@ -294,6 +294,20 @@ int main(int argc, char **argv)
             cudaGetLastError();
         H.ctx_ok = e == cudaSuccess;
         H.ctx_err = e;
+        /* for the gate's start-up check: what a CUDA context costs here
+         * (sizes the sandbox's memory limit; the gate prints it) */
+        FILE *st = fopen("/proc/self/status", "r");
+        char line[256], out[512] = "";
+        while (st && fgets(line, sizeof line, st))
+            if (!strncmp(line, "VmData:", 7) || !strncmp(line, "VmSize:", 7) || !strncmp(line, "VmRSS:", 6) ||
+                !strncmp(line, "Threads:", 8)) {
+                line[strcspn(line, "\n")] = 0;
+                strncat(out, " ", sizeof out - strlen(out) - 1);
+                strncat(out, line, sizeof out - strlen(out) - 1);
+            }
+        if (st) fclose(st);
+        fprintf(stderr, "kgate-harness: context %s:%s\n", H.ctx_ok ? "ready" : "failed", out);
+        fflush(stderr);
     }
     for (;;) {
         kg_cmd c;
