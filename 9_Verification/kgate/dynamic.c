@@ -300,5 +300,10 @@ int kg_probe_device(kg_probe_fn fn, int device, double timeout_s, kg_probe_msg *
         p->ok = 0;
         return -1;
     }
+    /* a record from another process: terminated strings, sane numbers */
+    p->name[sizeof p->name - 1] = 0;
+    p->reason[sizeof p->reason - 1] = 0;
+    if (p->ok != 0 && p->ok != 1) p->ok = 0;
+    if (p->cc_major < 0 || p->cc_major > 99 || p->cc_minor < 0 || p->cc_minor > 9) p->ok = 0;
     return 0;
 }

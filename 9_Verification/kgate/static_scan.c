@@ -1313,7 +1313,8 @@ static CXTranslationUnit parse(const char *source, const char *extra_include, in
     enum CXErrorCode ec = clang_parseTranslationUnit2(g_index, "candidate.cu", args, na, files, 2,
                                                       CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &tu);
     if (ec != CXError_Success || !tu) {
-        snprintf(err, errlen, "libclang could not parse the candidate (error %d)", (int)ec);
+        snprintf(err, errlen, "libclang could not parse the candidate (error %d%s)", (int)ec,
+                 ec == CXError_Crashed ? ": it crashed, e.g. out of memory under the scan's limit" : "");
         return NULL;
     }
     return tu;
