@@ -78,7 +78,8 @@ run: all
 	@tools/run_samples.sh $(SAMPLES)
 
 # Debian packages the tests need (installed when missing; SKIP_PACKAGES=1 skips).
-TEST_PACKAGES := libcmocka-dev $(BUILD_PACKAGES)
+# bubblewrap: the kernel gate's sandbox (9_Verification/kgate).
+TEST_PACKAGES := libcmocka-dev bubblewrap $(BUILD_PACKAGES)
 
 test:
 	@tools/ensure_packages.sh $(TEST_PACKAGES)

@@ -123,46 +123,28 @@ int kg_needs_cpp17(const char *src)
     return 0;
 }
 
-pid_t kg_compile_spawn(const char *nvcc, const char *arch, const char *cu, const char *so,
-                       const char *log, int cublas, int cpp17)
+void kg_compile_argv(const char *nvcc, const char *arch, const char *cu, const char *so, int cublas,
+                     int cpp17, const char **argv, char *archflag, size_t archlen)
 {
-    char archflag[64];
-    snprintf(archflag, sizeof archflag, "-arch=sm_%s", arch);
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        setpgid(0, 0);   /* nvcc and its phases, killed together when the static track stops it */
-        kg_close_fds_except(-1, -1);
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        const char *argv[24];
-        int a = 0;
-        argv[a++] = nvcc;
-        argv[a++] = archflag;
-        argv[a++] = "-O3";
-        argv[a++] = cpp17 ? "-std=c++17" : "-std=c++14";
-        argv[a++] = "-lineinfo";
-        argv[a++] = "-Xptxas";
-        argv[a++] = "-v";
-        argv[a++] = "--shared";
-        argv[a++] = "-Xcompiler";
-        argv[a++] = "-fPIC";
-        argv[a++] = "-cudart";
-        argv[a++] = "shared";
-        argv[a++] = "-o";
-        argv[a++] = so;
-        argv[a++] = cu;
-        if (cublas) argv[a++] = "-lcublas";
-        argv[a] = NULL;
-        execvp(nvcc, (char *const *)argv);
-        fprintf(stderr, "kgate: cannot run %s: %s\n", nvcc, strerror(errno));
-        _exit(127);
-    }
-    return pid;
+    snprintf(archflag, archlen, "-arch=sm_%s", arch);
+    int a = 0;
+    argv[a++] = nvcc;
+    argv[a++] = archflag;
+    argv[a++] = "-O3";
+    argv[a++] = cpp17 ? "-std=c++17" : "-std=c++14";
+    argv[a++] = "-lineinfo";
+    argv[a++] = "-Xptxas";
+    argv[a++] = "-v";
+    argv[a++] = "--shared";
+    argv[a++] = "-Xcompiler";
+    argv[a++] = "-fPIC";
+    argv[a++] = "-cudart";
+    argv[a++] = "shared";
+    argv[a++] = "-o";
+    argv[a++] = so;
+    argv[a++] = cu;
+    if (cublas) argv[a++] = "-lcublas";
+    argv[a] = NULL;
 }
 
 char *kg_read_file(const char *path, size_t max, size_t *len)
@@ -190,14 +172,6 @@ char *kg_read_file(const char *path, size_t max, size_t *len)
     b[n] = 0;
     if (len) *len = n;
     return b;
-}
-
-void kg_child_send(int fd, const kg_child_msg *m)
-{
-    ssize_t w;
-    do {
-        w = write(fd, m, sizeof *m);
-    } while (w < 0 && errno == EINTR);
 }
 
 /* A child dies of its own faults: default handlers for the fatal signals
@@ -250,8 +224,6 @@ static int read_records(int fd, void *last, size_t rec_size, double deadline, in
     return eof;
 }
 
-static int child_msg_final(const void *p) { return ((const kg_child_msg *)p)->final; }
-
 static void finish_child(pid_t pid, int eof, double deadline, int *timed_out, int *sig,
                          int *code)
 {
@@ -282,180 +254,12 @@ static void finish_child(pid_t pid, int eof, double deadline, int *timed_out, in
     *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-void kg_run_child(kg_child_fn fn, const kg_child_args *args, const char *log_path,
-                  double timeout_s, kg_child_outcome *out)
-{
-    memset(out, 0, sizeof *out);
-    double t0 = now_s();
-    int fds[2];
-    if (pipe(fds) != 0) {
-        snprintf(out->last.detail, sizeof out->last.detail, "gate: pipe failed: %s",
-                 strerror(errno));
-        out->exit_code = -1;
-        return;
-    }
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(out->last.detail, sizeof out->last.detail, "gate: fork failed: %s",
-                 strerror(errno));
-        close(fds[0]);
-        close(fds[1]);
-        out->exit_code = -1;
-        return;
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        close(fds[0]);
-        redirect_output(log_path);
-        fn(args, fds[1]);
-        close(fds[1]);
-        _exit(0);
-    }
-    setpgid(pid, pid);
-    close(fds[1]);
-    double deadline = t0 + timeout_s;
-    int any = 0;
-    int eof = read_records(fds[0], &out->last, sizeof out->last, deadline, &any,
-                           child_msg_final, &out->got_final);
-    close(fds[0]);
-    finish_child(pid, eof, deadline, &out->timed_out, &out->term_signal, &out->exit_code);
-    out->seconds = now_s() - t0;
-}
-
 void kg_close_fds_except(int keep1, int keep2)
 {
     long max = sysconf(_SC_OPEN_MAX);
     if (max < 0 || max > 65536) max = 65536;
     for (int fd = 3; fd < max; fd++)
         if (fd != keep1 && fd != keep2) close(fd);
-}
-
-int kg_child_start(kg_child_fn fn, const kg_child_args *args, const char *log_path, kg_child *h)
-{
-    memset(h, 0, sizeof *h);
-    h->pid = -1;
-    h->res_fd = h->go_fd = -1;
-    int res[2], go[2];
-    if (pipe(res) != 0) return -1;
-    if (pipe(go) != 0) {
-        close(res[0]);
-        close(res[1]);
-        return -1;
-    }
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(res[0]); close(res[1]); close(go[0]); close(go[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        signal(SIGPIPE, SIG_DFL);
-        kg_close_fds_except(res[1], go[0]);
-        redirect_output(log_path);
-        kg_child_args a = *args;
-        a.wait_go = 1;
-        a.go_fd = go[0];
-        fn(&a, res[1]);
-        close(res[1]);
-        _exit(0);
-    }
-    setpgid(pid, pid);
-    close(res[1]);
-    close(go[0]);
-    h->pid = pid;
-    h->res_fd = res[0];
-    h->go_fd = go[1];
-    return 0;
-}
-
-static void reap(kg_child *h, int *status)
-{
-    if (h->reaped) { *status = h->status; return; }
-    waitpid(h->pid, status, 0);
-    h->reaped = 1;
-    h->status = *status;
-}
-
-void kg_child_go(kg_child *h, const char *so_path, double timeout_s, kg_child_outcome *out)
-{
-    memset(out, 0, sizeof *out);
-    double t0 = now_s();
-    /* the path and a NUL; a child that already died gives EPIPE (ignored:
-     * its outcome says why) */
-    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-    ssize_t w = write(h->go_fd, so_path, strlen(so_path) + 1);
-    (void)w;
-    signal(SIGPIPE, old);
-    close(h->go_fd);
-    h->go_fd = -1;
-    double deadline = t0 + timeout_s;
-    int any = 0;
-    int eof = read_records(h->res_fd, &out->last, sizeof out->last, deadline, &any,
-                           child_msg_final, &out->got_final);
-    close(h->res_fd);
-    h->res_fd = -1;
-    int status = 0;
-    out->timed_out = 0;
-    if (!eof) {
-        out->timed_out = 1;
-        kill(-h->pid, SIGKILL);
-        kill(h->pid, SIGKILL);
-        reap(h, &status);
-    } else if (!h->reaped) {
-        for (;;) {
-            pid_t r = waitpid(h->pid, &status, WNOHANG);
-            if (r == h->pid) { h->reaped = 1; h->status = status; break; }
-            if (now_s() > deadline) {
-                out->timed_out = 1;
-                kill(-h->pid, SIGKILL);
-                kill(h->pid, SIGKILL);
-                reap(h, &status);
-                break;
-            }
-            usleep(1000);
-        }
-    } else {
-        status = h->status;
-    }
-    kill(-h->pid, SIGKILL);   /* anything the candidate left behind in the group */
-    out->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    out->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    out->seconds = now_s() - t0;
-}
-
-void kg_child_cancel(kg_child *h)
-{
-    if (h->pid <= 0) return;
-    if (h->go_fd >= 0) close(h->go_fd);
-    if (h->res_fd >= 0) close(h->res_fd);
-    h->go_fd = h->res_fd = -1;
-    kill(-h->pid, SIGKILL);
-    kill(h->pid, SIGKILL);
-    int st;
-    reap(h, &st);
-}
-
-int kg_outcome_verdict(const kg_child_outcome *o, char *reason, size_t len)
-{
-    const char *stage = o->last.stage[0] ? o->last.stage : "start-up";
-    if (o->got_final) {
-        snprintf(reason, len, "%s", o->last.detail);
-        return o->last.verdict;
-    }
-    if (o->timed_out)
-        snprintf(reason, len, "hang: killed after the %.0f s timeout while %s", o->seconds,
-                 stage);
-    else if (o->term_signal)
-        snprintf(reason, len, "crash: the child died of signal %d (%s) while %s",
-                 o->term_signal, strsignal(o->term_signal), stage);
-    else
-        snprintf(reason, len, "the child exited (code %d) without a result while %s",
-                 o->exit_code, stage);
-    return KG_V_L2;
 }
 
 static int probe_final(const void *p) { (void)p; return 1; }
@@ -496,5 +300,10 @@ int kg_probe_device(kg_probe_fn fn, int device, double timeout_s, kg_probe_msg *
         p->ok = 0;
         return -1;
     }
+    /* a record from another process: terminated strings, sane numbers */
+    p->name[sizeof p->name - 1] = 0;
+    p->reason[sizeof p->reason - 1] = 0;
+    if (p->ok != 0 && p->ok != 1) p->ok = 0;
+    if (p->cc_major < 0 || p->cc_major > 99 || p->cc_minor < 0 || p->cc_minor > 9) p->ok = 0;
     return 0;
 }

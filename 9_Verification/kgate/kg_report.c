@@ -1,4 +1,5 @@
 /* kg_report.c: labels, confusion matrix, rates and reports (kg_report.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "kg_report.h"
 
 #include <math.h>
@@ -83,6 +84,8 @@ const kg_label *kg_labels_find(const kg_label *l, int n, const char *file)
     return NULL;
 }
 
+int kg_report_partial_last = KG_V_P0;
+
 int kg_label_is_good(int e) { return e == KG_V_PASS || e == KG_V_EXTERNAL; }
 
 static int cmp_double(const void *a, const void *b)
@@ -97,12 +100,23 @@ void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s)
     s->n = n;
     s->wall_s = wall_s;
     double *t = (double *)malloc((n > 0 ? n : 1) * sizeof(double));
+    double *ov = (double *)malloc((n > 0 ? n : 1) * sizeof(double));
+    if (!t || !ov) {
+        free(t);
+        free(ov);
+        return;
+    }
     for (int i = 0; i < n; i++) {
         t[i] = c[i].t_total;
-        if (c[i].verdict >= 0 && c[i].verdict < KG_V_COUNT) s->verdict_count[c[i].verdict]++;
-        if (c[i].expected < 0) continue;
+        ov[i] = c[i].t_sandbox + c[i].t_judge;
+        /* a verdict or label out of range (a bug, or a forged record that
+         * slipped through) is counted nowhere rather than written anywhere */
+        int v = c[i].verdict, e = c[i].expected;
+        if (v < 0 || v >= KG_V_COUNT) continue;
+        s->verdict_count[v]++;
+        if (e < 0 || e >= KG_V_COUNT) continue;
         s->n_labeled++;
-        s->m[c[i].expected][c[i].verdict]++;
+        s->m[e][v]++;
         int stopped = kg_verdict_is_stop(c[i].verdict);
         if (kg_label_is_good(c[i].expected)) {
             s->good++;
@@ -117,23 +131,30 @@ void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s)
     if (n > 0) {
         qsort(t, (size_t)n, sizeof(double), cmp_double);
         s->median_s = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+        qsort(ov, (size_t)n, sizeof(double), cmp_double);
+        s->median_overhead_s = n % 2 ? ov[n / 2] : 0.5 * (ov[n / 2 - 1] + ov[n / 2]);
     }
     free(t);
+    free(ov);
 }
+
+/* Strings of a record, printed only up to their field's size. */
+#define FIELD(x) (int)strnlen((x), sizeof(x)), (x)
 
 void kg_print_candidate(FILE *f, const kg_cand *c)
 {
-    fprintf(f, "%-9s %-34s task=%-12s", kg_verdict_name(c->verdict), c->name, c->task);
+    fprintf(f, "%-9s %-34.*s task=%-12.*s", kg_verdict_name(c->verdict), FIELD(c->name), FIELD(c->task));
     if (c->expected >= 0)
         fprintf(f, " label=%-8s%s", kg_verdict_name(c->expected),
-                (c->verdict == KG_V_STATIC_OK ? c->expected != KG_V_P0
+                (c->verdict == KG_V_STATIC_OK ? !(c->expected >= KG_V_P0 && c->expected <= kg_report_partial_last)
                  : (c->expected == c->verdict ||
                     (kg_verdict_is_stop(c->expected) && kg_verdict_is_stop(c->verdict))))
                     ? ""
                     : "  <-- MISMATCH");
-    fprintf(f, "\n    why: %s\n", c->reason[0] ? c->reason : "-");
-    fprintf(f, "    rules: P0=%d P1=%d P2=%d %s\n", c->n_p0, c->n_p1, c->n_p2,
-            c->rules[0] ? c->rules : "");
+    if (c->reason[0]) fprintf(f, "\n    why: %.*s\n", FIELD(c->reason));
+    else fprintf(f, "\n    why: -\n");
+    fprintf(f, "    rules: P0=%d P1=%d P2=%d %.*s\n", c->n_p0, c->n_p1, c->n_p2, FIELD(c->rules));
+    if (c->sandbox[0]) fprintf(f, "    sandbox: %.*s\n", FIELD(c->sandbox));
     if (c->compiled)
         fprintf(f, "    ptxas: %d kernel(s), max %d registers, %lld B smem, %lld B stack, "
                    "spills %lld/%lld B st/ld%s\n",
@@ -150,8 +171,9 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
         fprintf(f, ", large %.4g ms (reference %.4g ms, %.0f%%)", c->cand_ms_large,
                 c->ref_ms_large, 100.0 * c->ref_ms_large / c->cand_ms_large);
     if (c->ref_ms_mid > 0) fprintf(f, "\n");
-    fprintf(f, "    seconds: static %.3f, compile %.3f, run %.3f, total (start to verdict) %.3f\n", c->t_static,
-            c->t_compile, c->t_run, c->t_total);
+    fprintf(f, "    seconds: static %.3f, compile %.3f, run %.3f, total (start to verdict) %.3f; "
+               "overhead: sandbox %.3f, judge %.3f\n",
+            c->t_static, c->t_compile, c->t_run, c->t_total, c->t_sandbox, c->t_judge);
 }
 
 static void pct(FILE *f, const char *what, int a, int b, double r)
@@ -179,6 +201,8 @@ void kg_print_summary(FILE *f, const kg_summary *s)
     pct(f, "interception (bad stopped / bad)", s->bad_stopped, s->bad, s->interception);
     pct(f, "false kills (good stopped / good)", s->good_stopped, s->good, s->false_kill);
     fprintf(f, "median seconds per candidate (wall from the start of its processing to its verdict; static scan, compile and CUDA context creation overlap): %.3f\n", s->median_s);
+    fprintf(f, "median overhead per candidate (sandbox starts + the separate judge's copies and round trips): %.3f s\n",
+            s->median_overhead_s);
     if (s->n)
         fprintf(f, "wall seconds: %.2f in all, %.3f per candidate\n", s->wall_s,
                 s->wall_s / s->n);
@@ -232,6 +256,7 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
                   const kg_summary *s)
 {
     fprintf(f, "{\"tool\":\"kgate\",");
+    jstr(f, "sandbox", info->sandbox ? info->sandbox : "", 1);
     jstr(f, "device", info->device, 1);
     jstr(f, "arch", info->arch, 1);
     jstr(f, "mode", info->mode, 1);
@@ -263,7 +288,10 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
         jnum(f, "seconds_static", k->t_static, 1);
         jnum(f, "seconds_compile", k->t_compile, 1);
         jnum(f, "seconds_run", k->t_run, 1);
-        jnum(f, "seconds_total", k->t_total, 0);
+        jnum(f, "seconds_total", k->t_total, 1);
+        jnum(f, "seconds_sandbox", k->t_sandbox, 1);
+        jnum(f, "seconds_judge", k->t_judge, 1);
+        jstr(f, "sandbox_events", k->sandbox, 0);
         fprintf(f, "}%s\n", i + 1 < n ? "," : "");
     }
     fprintf(f, "],\"summary\":{\"candidates\":%d,\"labeled\":%d,\"bad\":%d,\"bad_stopped\":%d,"
@@ -272,6 +300,7 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
     jnum(f, "interception", s->interception, 1);
     jnum(f, "false_kill", s->false_kill, 1);
     jnum(f, "median_seconds_per_candidate", s->median_s, 1);
+    jnum(f, "median_overhead_seconds", s->median_overhead_s, 1);
     jnum(f, "wall_seconds", s->wall_s, 1);
     fprintf(f, "\"verdicts\":{");
     for (int v = 0; v < KG_V_COUNT; v++)

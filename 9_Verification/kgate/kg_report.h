@@ -39,6 +39,9 @@ typedef struct {
     int compiled;              /* 1 when nvcc ran and succeeded */
     kg_ptxas ptx;
     double t_static, t_compile, t_run, t_total;   /* seconds */
+    double t_sandbox;          /* seconds to start this candidate's sandboxes (spawn to exec, summed) */
+    double t_judge;            /* seconds the separate judge added (copies, protocol round trips) */
+    char sandbox[400];         /* what the sandbox monitor recorded (attempts refused), if anything */
     double cand_ms_mid, ref_ms_mid, cand_ms_large, ref_ms_large;
 } kg_cand;
 
@@ -49,8 +52,14 @@ typedef struct {
     double interception;             /* bad stopped / bad (NaN when no bad) */
     double false_kill;               /* good stopped / good (NaN when no good) */
     double median_s, wall_s;         /* median total seconds per candidate; whole run */
+    double median_overhead_s;        /* median of t_sandbox + t_judge */
     int verdict_count[KG_V_COUNT];
 } kg_summary;
+
+/* In a partial run (--static-only: P0; --compile-only, --dry-run: P0, L1)
+ * a STATIC-OK verdict is a mismatch for a candidate labeled with a verdict
+ * up to this one. */
+extern int kg_report_partial_last;
 
 /* Good candidates are labeled PASS or EXTERNAL; bad ones P0, L1..L4. */
 int kg_label_is_good(int expected);
@@ -61,6 +70,7 @@ void kg_print_candidate(FILE *f, const kg_cand *c);
 void kg_print_summary(FILE *f, const kg_summary *s);
 
 typedef struct {
+    const char *sandbox;       /* the sandbox line printed at the start */
     const char *device;        /* device name, or "none (static only)" */
     const char *arch;
     const char *mode;          /* "full" | "static-only" | "no-timing" */

@@ -48,6 +48,29 @@ char *kg_static_fixed_source(const char *source, const kg_static_result *r);
 
 void kg_static_free(kg_static_result *r);
 
+/* The include policy (precheck.c): 1 when the source includes something
+ * other than the toolkit's and the system's headers (an absolute path, a
+ * name with .., a computed include, #include_next, #import, #embed); the
+ * reason and its line are returned. Read as the compilers read the text
+ * (trigraphs, digraphs, splices, comments). kg_static_scan applies it first
+ * (rule KG-INCLUDE, P0) and the gate before anything opens the file. */
+int kg_include_check(const char *src, char *why, size_t len, int *line);
+
+/* What the sandboxed scan (bin/kgate-scan) sends back: one record, written
+ * whole. The gate validates every field (kg_static_msg_valid) before use. */
+#define KG_STATIC_MSG_MAGIC 0x6b677363u
+typedef struct {
+    unsigned magic;
+    int rc, worst, parsed, is_external, needs_half, n_p0, n_p1, n_p2;
+    char rules[600];
+    char reason[400];
+    char parse_error[256];
+} kg_static_msg;
+void kg_static_msg_from(const kg_static_result *r, int rc, kg_static_msg *m);
+/* 1 when well-formed (magic, ranges, strings NUL-terminated; control bytes
+ * in strings are replaced in place). */
+int kg_static_msg_valid(kg_static_msg *m);
+
 /* Highest severity found: 0 (P0) .. 2 (P2), or 3 when there are no findings. */
 int kg_static_worst(const kg_static_result *r);
 

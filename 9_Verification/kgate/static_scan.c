@@ -18,7 +18,11 @@
  * KGATE_CLANG_RESOURCE_DIR (clang's resource dir when libclang is an unpacked
  * copy away from its install prefix). Not thread-safe: one scan at a time.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,27 +70,6 @@ void kg_static_free(kg_static_result *r)
     r->n = r->cap = 0;
 }
 
-int kg_static_worst(const kg_static_result *r)
-{
-    int w = 3;
-    for (int i = 0; r && i < r->n; i++)
-        if ((int)r->items[i].sev < w) w = (int)r->items[i].sev;
-    return w;
-}
-
-char *kg_static_fixed_source(const char *source, const kg_static_result *r)
-{
-    static const char half_inc[] = "#include <cuda_fp16.h>\n#line 1\n";
-    if (!source) return NULL;
-    size_t n = strlen(source);
-    int add = r && r->needs_half_header;
-    size_t extra = add ? sizeof half_inc - 1 : 0;
-    char *out = malloc(n + extra + 1);
-    if (!out) return NULL;
-    if (add) memcpy(out, half_inc, extra);
-    memcpy(out + extra, source, n + 1);
-    return out;
-}
 
 /* ---- small libclang helpers ---------------------------------------------- */
 
@@ -1288,7 +1271,8 @@ static void dispose_index(void)
 
 #define STUB_DIR "/kgate-virtual-stubs"
 
-static CXTranslationUnit parse(const char *source, const char *extra_include, char *err, size_t errlen)
+static CXTranslationUnit parse(const char *source, const char *extra_include, int device, char *err,
+                                size_t errlen)
 {
     if (!g_index) {
         g_index = clang_createIndex(0, 0);
@@ -1304,7 +1288,7 @@ static CXTranslationUnit parse(const char *source, const char *extra_include, ch
     const char *args[24];
     int na = 0;
     args[na++] = "-x"; args[na++] = "cuda";
-    args[na++] = "--cuda-host-only";
+    args[na++] = device ? "--cuda-device-only" : "--cuda-host-only";
     args[na++] = cuda_arg;
     args[na++] = "-nocudalib";
     args[na++] = "--cuda-gpu-arch=sm_90";
@@ -1327,9 +1311,10 @@ static CXTranslationUnit parse(const char *source, const char *extra_include, ch
     };
     CXTranslationUnit tu = NULL;
     enum CXErrorCode ec = clang_parseTranslationUnit2(g_index, "candidate.cu", args, na, files, 2,
-                                                      CXTranslationUnit_KeepGoing, &tu);
+                                                      CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &tu);
     if (ec != CXError_Success || !tu) {
-        snprintf(err, errlen, "libclang could not parse the candidate (error %d)", (int)ec);
+        snprintf(err, errlen, "libclang could not parse the candidate (error %d%s)", (int)ec,
+                 ec == CXError_Crashed ? ": it crashed, e.g. out of memory under the scan's limit" : "");
         return NULL;
     }
     return tu;
@@ -1396,6 +1381,232 @@ static token_facts scan_tokens(CXTranslationUnit tu)
     return t;
 }
 
+/* The rules on one parse. The device-side pass (device = 1) only adds rule
+ * findings: the counts and the library flag come from the host pass. */
+static void analyze_tu(CXTranslationUnit tu, const char *source, kg_static_result *out,
+                       const token_facts *tf, int device)
+{
+    int keep_kernels = out->n_kernels, keep_launch = out->has_launch;
+    scan_ctx cx;
+    memset(&cx, 0, sizeof cx);
+    cx.src = source;
+    cx.r = out;
+    cx.tu = tu;
+    CXCursor root = clang_getTranslationUnitCursor(tu);
+    clang_visitChildren(root, top_visit, &cx);
+    launch_ctx lc = {&cx, 0};
+    for (int i = 0; i < cx.n_fns; i++) {
+        lc.in_launch = !strcmp(cx.fns[i].name, "launch");
+        clang_visitChildren(cx.fns[i].c, launch_visit, &lc);
+    }
+    /* The rules also run on a TU with errors: clang's recovery drops what it
+     * could not understand, which can only hide findings. */
+    find_intent_comments(&cx);
+    for (int i = 0; i < cx.n_fns; i++)
+        analyze_function(&cx, i);
+    if (cx.n_fns > 0) {
+        int *state = calloc((size_t)cx.n_fns, sizeof *state);
+        if (state) {
+            for (int i = 0; i < cx.n_fns; i++) {
+                int line = 0;
+                if (cx.fns[i].kind != 0 && state[i] == 0 && dfs_cycle(&cx, i, state, &line))
+                    add_finding(out, "KG-RECURSION", KG_P1, line,
+                                "recursion in device code (through %s): the per-thread stack is "
+                                "small and the depth unknown at compile time", cx.fns[i].name);
+            }
+            free(state);
+        }
+    }
+    if (device) {
+        out->n_kernels = keep_kernels;
+        out->has_launch = keep_launch;
+    } else {
+        if (!out->has_launch && out->parsed)
+            add_finding(out, "KG-NO-LAUNCH", KG_P1, 0,
+                        "no extern \"C\" launch(...) defined: the gate has nothing to call");
+        if (tf->library) cx.uses_library = 1;
+        out->is_external = cx.uses_library && out->n_kernels == 0 && !tf->global_kw;
+        if (out->is_external)
+            add_finding(out, "KG-EXTERNAL", KG_P2, 0,
+                        "library-only candidate: calls cuBLAS/CUB and defines no kernel (EXTERNAL)");
+    }
+    free(cx.fns);
+    free(cx.edges);
+    free(cx.intents);
+}
+
+/* ---- what nvcc compiles that clang did not see --------------------------- */
+
+#define KG_MAX_LINES 200000
+
+/* Lines of the candidate skipped by clang's preprocessor (1 = skipped). */
+static int skipped_lines(CXTranslationUnit tu, unsigned char *skip, int nlines)
+{
+    CXFile f = clang_getFile(tu, "candidate.cu");
+    if (!f) return 0;
+    CXSourceRangeList *rl = clang_getSkippedRanges(tu, f);
+    int any = 0;
+    for (unsigned i = 0; rl && i < rl->count; i++) {
+        unsigned a = 0, b = 0;
+        clang_getSpellingLocation(clang_getRangeStart(rl->ranges[i]), NULL, &a, NULL, NULL);
+        clang_getSpellingLocation(clang_getRangeEnd(rl->ranges[i]), NULL, &b, NULL, NULL);
+        for (unsigned l = a; l <= b && (int)l < nlines; l++) { skip[l] = 1; any = 1; }
+    }
+    if (rl) clang_disposeSourceRangeList(rl);
+    return any;
+}
+
+/* Lines of `path` that put tokens into nvcc's preprocessed output (the
+ * device pass with __CUDA_ARCH__, or the host pass without). -1 when nvcc
+ * did not run or failed. */
+static int nvcc_lines(const char *nvcc, const char *path, int host, unsigned char *mark,
+                      int nlines)
+{
+    char out[512];
+    snprintf(out, sizeof out, "%s.%s.ii", path, host ? "host" : "dev");
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul >= 0) { dup2(nul, 0); dup2(nul, 1); dup2(nul, 2); }
+        if (host)
+            execlp(nvcc, nvcc, "-E", "-x", "cu", "-std=c++17", "-U__CUDA_ARCH__", path, "-o", out, (char *)NULL);
+        else
+            execlp(nvcc, nvcc, "-E", "-x", "cu", "-std=c++17", "-arch=sm_90", path, "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    FILE *f = fopen(out, "r");
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !f) {
+        if (f) fclose(f);
+        unlink(out);
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int in_main = 0;
+    long cur = 0;
+    size_t plen = strlen(path);
+    while ((n = getline(&line, &cap, f)) > 0) {
+        if (line[0] == '#' && line[1] == ' ' && line[2] >= '0' && line[2] <= '9') {
+            char *q = NULL;
+            cur = strtol(line + 2, &q, 10);
+            while (q && *q == ' ') q++;
+            in_main = q && *q == '"' && !strncmp(q + 1, path, plen) && q[1 + plen] == '"';
+            continue;
+        }
+        if (in_main) {
+            for (char *c = line; *c; c++)
+                if (*c != ' ' && *c != '\t' && *c != '\n' && *c != '\r') {
+                    if (cur > 0 && cur < nlines) mark[cur] = 1;
+                    break;
+                }
+        }
+        cur++;
+    }
+    free(line);
+    fclose(f);
+    unlink(out);
+    return 0;
+}
+
+/* The static track must see what nvcc compiles. Lines clang's host pass
+ * skipped (#ifndef __clang__, #ifdef __NVCC__, #ifdef __CUDA_ARCH__ ...) are
+ * compared with what nvcc's preprocessor keeps; device-side code
+ * (__CUDA_ARCH__) is parsed again by clang in device mode and scanned;
+ * anything nvcc compiles that neither clang pass sees is hidden from the
+ * rules: P0, KG-HIDDEN-CODE. Without nvcc, a skipped block whose condition
+ * names a compiler (__clang__, __NVCC__, __CUDACC_VER...) is treated so.
+ * Returns 0, or -1 when the text rule was used. */
+static int hidden_code_check(CXTranslationUnit tu, const char *source, kg_static_result *out,
+                             const token_facts *tf)
+{
+    int nlines = 2;
+    for (const char *p = source; *p; p++) nlines += *p == '\n';
+    if (nlines > KG_MAX_LINES) return 0;
+    unsigned char *skip = calloc((size_t)nlines, 1), *nv = calloc((size_t)nlines, 1),
+                  *dskip = calloc((size_t)nlines, 1);
+    int rc = 0;
+    if (!skip || !nv || !dskip) goto done;
+    if (!skipped_lines(tu, skip, nlines)) goto done;
+    const char *nvcc = getenv("KGATE_NVCC");
+    if (!nvcc || !*nvcc) nvcc = "nvcc";
+    const char *tmp = getenv("TMPDIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/kgate_hidden_XXXXXX.cu", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemps(path, 3);
+    int ran = 0;
+    if (fd >= 0) {
+        char *fixed = kg_static_fixed_source(source, out);
+        size_t len = fixed ? strlen(fixed) : 0;
+        ssize_t w = fixed ? write(fd, fixed, len) : -1;
+        close(fd);
+        free(fixed);
+        if (w == (ssize_t)len) {
+            int a = nvcc_lines(nvcc, path, 0, nv, nlines);
+            int b = nvcc_lines(nvcc, path, 1, nv, nlines);
+            ran = a == 0 && b == 0;
+        }
+        unlink(path);
+    }
+    int first = 0, last = 0;
+    if (ran) {
+        int any_dev = 0;
+        for (int l = 1; l < nlines; l++) any_dev |= skip[l] && nv[l];
+        if (!any_dev) goto done;
+        /* device-side code: clang in device mode */
+        char err[256];
+        CXTranslationUnit dtu = parse(source, out->needs_half_header ? "cuda_fp16.h" : NULL, 1, err,
+                                      sizeof err);
+        if (dtu) skipped_lines(dtu, dskip, nlines);
+        else memset(dskip, 1, (size_t)nlines);
+        for (int l = 1; l < nlines; l++)
+            if (skip[l] && nv[l] && dskip[l]) {
+                if (!first) first = l;
+                last = l;
+            }
+        if (dtu) {
+            if (!first) analyze_tu(dtu, source, out, tf, 1);
+            clang_disposeTranslationUnit(dtu);
+        }
+    } else {
+        rc = -1;
+        /* no nvcc here: judge the directives that open skipped blocks */
+        static const char *const compilers[] = {"__clang__", "__NVCC__", "__CUDACC_VER", "__NVCOMPILER",
+                                                "__GNUC__", "__CUDACC_RTC__", NULL};
+        const char *p = source;
+        for (int l = 1; *p && l < nlines; l++) {
+            const char *eol = strchr(p, '\n');
+            size_t n = eol ? (size_t)(eol - p) : strlen(p);
+            if (l + 1 < nlines && skip[l + 1] && !skip[l]) {
+                for (int k = 0; compilers[k]; k++) {
+                    const char *hit = strstr(p, compilers[k]);
+                    if (hit && hit < p + n) {
+                        first = l + 1;
+                        last = l + 1;
+                        while (last + 1 < nlines && skip[last + 1]) last++;
+                        break;
+                    }
+                }
+            }
+            if (first || !eol) break;
+            p = eol + 1;
+        }
+    }
+    if (first)
+        add_finding(out, "KG-HIDDEN-CODE", KG_P0, first,
+                    "lines %d-%d are compiled by nvcc but hidden from the static track "
+                    "(a conditional on the compiler, e.g. #ifndef __clang__): the gate refuses what it "
+                    "cannot read", first, last);
+done:
+    free(skip);
+    free(nv);
+    free(dskip);
+    return rc;
+}
+
 int kg_static_scan(const char *source, const char *name, kg_static_result *out)
 {
     struct timespec t0, t1;
@@ -1407,8 +1618,16 @@ int kg_static_scan(const char *source, const char *name, kg_static_result *out)
         snprintf(out->parse_error, sizeof out->parse_error, "%s: no source", name);
         return -1;
     }
+    char why[300];
+    int iline = 0;
+    if (kg_include_check(source, why, sizeof why, &iline)) {
+        /* refused before anything opens an included file */
+        add_finding(out, "KG-INCLUDE", KG_P0, iline, "%s", why);
+        snprintf(out->parse_error, sizeof out->parse_error, "%.60s: not parsed: %.180s", name, why);
+        return 0;
+    }
     char err[256] = "";
-    CXTranslationUnit tu = parse(source, NULL, err, sizeof err);
+    CXTranslationUnit tu = parse(source, NULL, 0, err, sizeof err);
     if (!tu) {
         snprintf(out->parse_error, sizeof out->parse_error, "%s: %s", name, err);
         return -1;
@@ -1420,7 +1639,7 @@ int kg_static_scan(const char *source, const char *name, kg_static_result *out)
     if (nerr > 0 && tf.half_ids && !tf.fp16_include) {
         /* try again with the half header: if that fixes it, auto-include */
         char err2[256] = "";
-        CXTranslationUnit tu2 = parse(source, "cuda_fp16.h", err2, sizeof err2);
+        CXTranslationUnit tu2 = parse(source, "cuda_fp16.h", 0, err2, sizeof err2);
         if (tu2) {
             int eline2 = 0;
             char emsg2[224] = "";
@@ -1446,50 +1665,8 @@ int kg_static_scan(const char *source, const char *name, kg_static_result *out)
                     "not valid C/CUDA for clang (%s); the compile step decides", emsg);
     }
 
-    scan_ctx cx;
-    memset(&cx, 0, sizeof cx);
-    cx.src = source;
-    cx.r = out;
-    cx.tu = tu;
-    CXCursor root = clang_getTranslationUnitCursor(tu);
-    clang_visitChildren(root, top_visit, &cx);
-    launch_ctx lc = {&cx, 0};
-    for (int i = 0; i < cx.n_fns; i++) {
-        lc.in_launch = !strcmp(cx.fns[i].name, "launch");
-        clang_visitChildren(cx.fns[i].c, launch_visit, &lc);
-    }
-    /* The rules also run on a TU with errors: clang's recovery drops what it
-     * could not understand, which can only hide findings. */
-    {
-        find_intent_comments(&cx);
-        for (int i = 0; i < cx.n_fns; i++)
-            analyze_function(&cx, i);
-        if (cx.n_fns > 0) {
-            int *state = calloc((size_t)cx.n_fns, sizeof *state);
-            if (state) {
-                for (int i = 0; i < cx.n_fns; i++) {
-                    int line = 0;
-                    if (cx.fns[i].kind != 0 && state[i] == 0 && dfs_cycle(&cx, i, state, &line))
-                        add_finding(out, "KG-RECURSION", KG_P1, line,
-                                    "recursion in device code (through %s): the per-thread stack is "
-                                    "small and the depth unknown at compile time", cx.fns[i].name);
-                }
-                free(state);
-            }
-        }
-        if (!out->has_launch && out->parsed)
-            add_finding(out, "KG-NO-LAUNCH", KG_P1, 0,
-                        "no extern \"C\" launch(...) defined: the gate has nothing to call");
-    }
-    if (tf.library) cx.uses_library = 1;
-    out->is_external = cx.uses_library && out->n_kernels == 0 && !tf.global_kw;
-    if (out->is_external)
-        add_finding(out, "KG-EXTERNAL", KG_P2, 0,
-                    "library-only candidate: calls cuBLAS/CUB and defines no kernel (EXTERNAL)");
-
-    free(cx.fns);
-    free(cx.edges);
-    free(cx.intents);
+    analyze_tu(tu, source, out, &tf, 0);
+    if (hidden_code_check(tu, source, out, &tf) < 0) { /* no nvcc: the text rule decided */ }
     clang_disposeTranslationUnit(tu);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     out->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);

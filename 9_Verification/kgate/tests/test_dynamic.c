@@ -1,7 +1,9 @@
 /* test_dynamic.c: the CPU-testable parts of the dynamic track: the ptxas
  * parser, the compiler-log reader, the verdict table, the task table, the CPU
- * references, the tolerance profiles and the child machinery (crash, hang,
- * silent exit, normal result) without a GPU. */
+ * references, the tolerance profiles, the device probe's child and the nvcc
+ * command line (C++14 first, C++17 when needed). The sandbox, the judge and
+ * the harness protocol have tests of their own (test_sandbox.c,
+ * test_judge.c). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <setjmp.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <cmocka.h>
 
 #include "dynamic.h"
@@ -220,98 +223,6 @@ static void test_compare(void **s)
     assert_non_null(strstr(msg, "bin 2"));
 }
 
-/* ---- the child machinery, with children that do not need a GPU --------- */
-
-static void child_ok(const kg_child_args *a, int fd)
-{
-    (void)a;
-    kg_child_msg m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.stage, sizeof m.stage, "working");
-    kg_child_send(fd, &m);
-    m.final = 1;
-    m.verdict = KG_V_L3;
-    snprintf(m.detail, sizeof m.detail, "wrong result at n=37");
-    m.cand_ms_mid = 1.5;
-    kg_child_send(fd, &m);
-}
-
-static void child_crash(const kg_child_args *a, int fd)
-{
-    (void)a;
-    kg_child_msg m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.stage, sizeof m.stage, "checking n=1000, run 1 of 2");
-    kg_child_send(fd, &m);
-    raise(SIGSEGV);
-}
-
-static void child_hang(const kg_child_args *a, int fd)
-{
-    (void)a;
-    (void)fd;
-    if (fork() == 0) for (;;) pause();   /* a grandchild left behind: killed with the group */
-    for (;;) pause();
-}
-
-static void child_silent_exit(const kg_child_args *a, int fd)
-{
-    (void)a;
-    (void)fd;
-    exit(0);   /* a candidate calling exit() */
-}
-
-static void test_child_result(void **s)
-{
-    (void)s;
-    kg_child_outcome o;
-    kg_child_args a = {0};
-    kg_run_child(child_ok, &a, NULL, 5, &o);
-    assert_true(o.got_final);
-    char why[400];
-    assert_int_equal(kg_outcome_verdict(&o, why, sizeof why), KG_V_L3);
-    assert_string_equal(why, "wrong result at n=37");
-    assert_true(o.last.cand_ms_mid == 1.5);
-}
-
-static void test_child_crash(void **s)
-{
-    (void)s;
-    kg_child_outcome o;
-    kg_child_args a = {0};
-    kg_run_child(child_crash, &a, NULL, 5, &o);
-    assert_false(o.got_final);
-    assert_int_equal(o.term_signal, SIGSEGV);
-    char why[400];
-    assert_int_equal(kg_outcome_verdict(&o, why, sizeof why), KG_V_L2);
-    assert_non_null(strstr(why, "signal 11"));
-    assert_non_null(strstr(why, "n=1000"));
-}
-
-static void test_child_hang(void **s)
-{
-    (void)s;
-    kg_child_outcome o;
-    kg_child_args a = {0};
-    kg_run_child(child_hang, &a, NULL, 1, &o);
-    assert_true(o.timed_out);
-    assert_true(o.seconds < 3.0);
-    char why[400];
-    assert_int_equal(kg_outcome_verdict(&o, why, sizeof why), KG_V_L2);
-    assert_non_null(strstr(why, "hang"));
-}
-
-static void test_child_exit(void **s)
-{
-    (void)s;
-    kg_child_outcome o;
-    kg_child_args a = {0};
-    kg_run_child(child_silent_exit, &a, NULL, 5, &o);
-    char why[400];
-    assert_int_equal(kg_outcome_verdict(&o, why, sizeof why), KG_V_L2);
-    assert_non_null(strstr(why, "without a result"));
-}
-
 static void probe_none(int device, int fd)
 {
     (void)device;
@@ -336,8 +247,18 @@ static int compile_exit(const char *src, int cpp17)
     assert_non_null(f);
     fputs(src, f);
     fclose(f);
-    pid_t p = kg_compile_spawn("nvcc", "90", cu, so, log, 0, cpp17);
-    assert_true(p > 0);
+    const char *argv[32];
+    char arch[32];
+    kg_compile_argv("nvcc", "90", cu, so, 0, cpp17, argv, arch, sizeof arch);
+    pid_t p = fork();
+    assert_true(p >= 0);
+    if (p == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
     int st = 0;
     waitpid(p, &st, 0);
     int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && access(so, R_OK) == 0;
@@ -381,9 +302,7 @@ int main(void)
         cmocka_unit_test(test_first_error),       cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_task_table),        cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_profiles),          cmocka_unit_test(test_cpu_references),
-        cmocka_unit_test(test_compare),           cmocka_unit_test(test_child_result),
-        cmocka_unit_test(test_child_crash),       cmocka_unit_test(test_child_hang),
-        cmocka_unit_test(test_child_exit),        cmocka_unit_test(test_probe),
+        cmocka_unit_test(test_compare),           cmocka_unit_test(test_probe),
         cmocka_unit_test(test_compile_std),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -86,6 +86,9 @@ static void test_static_verdicts_on_corpus(void **s)
     (void)s;
     int bad = 0;
     for (int i = 0; i < n_labels; i++) {
+        /* hostile compile-time bombs go through the sandboxed gate only
+         * (tests/test_hostile.sh): in this process they would run for hours */
+        if (!strncmp(labels[i].defect, "HOSTILE", 7) && labels[i].expected == KG_V_L1) continue;
         char path[1400], err[256];
         snprintf(path, sizeof path, "%.1000s/%.255s", corpus, labels[i].file);
         char *src = kg_load_candidate(path, 1 << 20, err, sizeof err);

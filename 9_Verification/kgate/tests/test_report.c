@@ -99,7 +99,10 @@ static char *render(void (*fn)(FILE *, const void *), const void *arg, size_t *l
     FILE *f = open_memstream(&buf, len);
     fn(f, arg);
     fclose(f);
-    return buf;
+    char *copy = strdup(buf);   /* (a plain heap string: gcc cannot follow memstream's buffer) */
+    *len = strlen(copy);
+    free(buf);
+    return copy;
 }
 
 static void print_sum(FILE *f, const void *a) { kg_print_summary(f, (const kg_summary *)a); }
@@ -133,6 +136,66 @@ static void test_text_report(void **s)
     free(t);
 }
 
+/* A verdict or label out of range (a forged record, a bug) is counted
+ * nowhere: the old gate wrote m[expected][43] (a wrong cell) and
+ * m[expected][100000] (out of bounds). Strings of a record that are not
+ * NUL-terminated are printed only up to their field. */
+static void test_forged_records(void **s)
+{
+    (void)s;
+    kg_cand c[5] = {mk(KG_V_L3, 43, 1.0), mk(KG_V_PASS, 100000, 1.0), mk(KG_V_PASS, -7, 1.0),
+                    mk(99, KG_V_PASS, 1.0), mk(KG_V_L3, KG_V_L3, 1.0)};
+    kg_summary sm;
+    kg_summarize(c, 5, 1.0, &sm);
+    assert_int_equal(sm.n_labeled, 1);   /* only the well-formed one */
+    assert_int_equal(sm.bad, 1);
+    assert_int_equal(sm.bad_stopped, 1);
+    assert_int_equal(sm.good, 0);
+    int total = 0;
+    for (int e = 0; e < KG_V_COUNT; e++)
+        for (int v = 0; v < KG_V_COUNT; v++) total += sm.m[e][v];
+    assert_int_equal(total, 1);
+    int vc = 0;
+    for (int v = 0; v < KG_V_COUNT; v++) vc += sm.verdict_count[v];
+    assert_int_equal(vc, 2);
+    /* unterminated strings everywhere */
+    kg_cand u = mk(KG_V_PASS, 100000, 1.0);
+    memset(u.name, 'N', sizeof u.name);
+    memset(u.task, 'T', sizeof u.task);
+    memset(u.reason, 'R', sizeof u.reason);
+    memset(u.rules, 'X', sizeof u.rules);
+    memset(u.sandbox, 'S', sizeof u.sandbox);
+    size_t len;
+    char *t = render(print_cand, &u, &len);
+    assert_non_null(strstr(t, "? "));       /* the verdict prints as ? */
+    const char *why = strstr(t, "why: ");
+    assert_non_null(why);
+    size_t run = strspn(why + 5, "R");
+    assert_int_equal(run, sizeof u.reason);   /* exactly the field, not beyond */
+    free(t);
+}
+
+/* In a partial run STATIC-OK is a mismatch only for labels of the stages
+ * that ran. */
+static void test_partial_mismatch(void **s)
+{
+    (void)s;
+    kg_cand p0 = mk(KG_V_P0, KG_V_STATIC_OK, 1.0), l1 = mk(KG_V_L1, KG_V_STATIC_OK, 1.0);
+    size_t len;
+    kg_report_partial_last = KG_V_P0;
+    char *t = render(print_cand, &p0, &len);
+    assert_non_null(strstr(t, "MISMATCH"));
+    free(t);
+    t = render(print_cand, &l1, &len);
+    assert_null(strstr(t, "MISMATCH"));
+    free(t);
+    kg_report_partial_last = KG_V_L1;
+    t = render(print_cand, &l1, &len);
+    assert_non_null(strstr(t, "MISMATCH"));
+    free(t);
+    kg_report_partial_last = KG_V_P0;
+}
+
 static void test_json_escape(void **s)
 {
     (void)s;
@@ -157,7 +220,7 @@ static void test_json_report_valid(void **s)
     c[1].ref_ms_mid = 0.9;
     kg_summary sm;
     kg_summarize(c, 3, 1.0, &sm);
-    kg_run_info info = {"NVIDIA H200 \"test\"", "90", "full", 2026};
+    kg_run_info info = {"bubblewrap (test)", "NVIDIA H200 \"test\"", "90", "full", 2026};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -186,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_labels_ok),    cmocka_unit_test(test_labels_bad),
         cmocka_unit_test(test_summary_rates), cmocka_unit_test(test_text_report),
         cmocka_unit_test(test_json_escape),  cmocka_unit_test(test_json_report_valid),
+        cmocka_unit_test(test_forged_records), cmocka_unit_test(test_partial_mismatch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -452,6 +452,102 @@ static void test_good_kernels(void **state)
 }
 
 /* ---- bad input: a verdict, not a crash ------------------------------------ */
+/* The include policy, read as the compilers read the text. */
+static void test_include_policy(void **state)
+{
+    (void)state;
+    char why[300];
+    int line;
+    const char *refused[] = {
+        "#include \"/dev/stdin\"\n",
+        "#include </dev/zero>\n",
+        "  #  include \"../../etc/passwd\"\n",
+        "#define F \"/dev/zero\"\n#include F\n",            /* computed */
+        "?\?=include </dev/zero>\n",                        /* trigraph # */
+        "%:include </dev/zero>\n",                          /* digraph # */
+        "#inc\\\nlude </etc/shadow>\n",                    /* line splice */
+        "#include_next <stdio.h>\n",
+        "#import <stdio.h>\n",
+        "#embed \"x.bin\"\n",
+        "/* a comment */ #include \"/etc/hosts\"\n",
+        "#include <~/x.h>\n",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        if (!kg_include_check(refused[i], why, sizeof why, &line))
+            fail_msg("not refused: %s", refused[i]);
+        assert_true(strlen(why) > 10);
+        assert_true(line >= 1);
+    }
+    const char *fine[] = {
+        "#include <cuda_runtime.h>\n#include <cub/cub.cuh>\n#include \"cuda_fp16.h\"\n",
+        "// #include \"/dev/stdin\"\nint x;\n",                 /* in a comment */
+        "/*\n#include </dev/zero>\n*/\nint x;\n",               /* in a block comment */
+        "const char *s = \"#include </dev/zero>\";\n",          /* in a string */
+        "int a = 1; // ?\?/\n",                                 /* trigraph in a comment */
+    };
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++)
+        if (kg_include_check(fine[i], why, sizeof why, &line)) fail_msg("refused: %s (%s)", fine[i], why);
+    /* the scan applies it first: a P0, and nothing was parsed */
+    kg_static_result r = scan("#include \"/dev/stdin\"\n__global__ void k() {}\n");
+    assert_int_equal(count(&r, "KG-INCLUDE", KG_P0), 1);
+    assert_int_equal(r.parsed, 0);
+    kg_static_free(&r);
+    /* the line of a spliced directive is where it starts */
+    assert_int_equal(kg_include_check("int a;\n#inc\\\nlude </x>\n", why, sizeof why, &line), 1);
+    assert_int_equal(line, 2);
+}
+
+/* Code nvcc compiles that clang does not see: refused; device-side code
+ * under __CUDA_ARCH__ is scanned by a device-mode parse instead. */
+static void test_hidden_code(void **state)
+{
+    (void)state;
+    const char *evade =
+        "__global__ void k(float *y, int n) {\n"
+        "  __shared__ float s[64];\n"
+        "  s[threadIdx.x] = 1.f;\n"
+        "#ifndef __clang__\n"
+        "  if (threadIdx.x < 16) __syncthreads();\n"
+        "#endif\n"
+        "  if (threadIdx.x < n) y[threadIdx.x] = s[threadIdx.x];\n"
+        "}\n"
+        "extern \"C\" void launch(float *y, int n, cudaStream_t st) { k<<<1, 64, 0, st>>>(y, n); }\n";
+    expect(evade, "KG-HIDDEN-CODE", KG_P0, 1);
+    const char *nvcc_only =
+        "__global__ void k(float *y) {\n"
+        "#ifdef __NVCC__\n"
+        "  y[0] = 2.f;\n"
+        "#endif\n"
+        "}\n";
+    expect(nvcc_only, "KG-HIDDEN-CODE", KG_P0, 1);
+    /* legitimate arch-dependent code: no P0, and the device side is scanned */
+    const char *arch =
+        "__global__ void k(const float *x, float *y, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "#if __CUDA_ARCH__ >= 800\n"
+        "  if (i < n) y[i] = fmaxf(x[i], 0.f);\n"
+        "#else\n"
+        "  if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f;\n"
+        "#endif\n"
+        "}\n"
+        "extern \"C\" void launch(const float *x, float *y, int n, cudaStream_t st) {\n"
+        "  k<<<(n + 255) / 256, 256, 0, st>>>(x, y, n); }\n";
+    expect_clean(arch);
+    const char *arch_bad =
+        "__global__ void k(float *y, int n) {\n"
+        "  __shared__ float s[64];\n"
+        "  s[threadIdx.x] = 1.f;\n"
+        "#ifdef __CUDA_ARCH__\n"
+        "  if (threadIdx.x < 16) __syncthreads();\n"
+        "#endif\n"
+        "  if (threadIdx.x < n) y[threadIdx.x] = s[threadIdx.x];\n"
+        "}\n";
+    expect(arch_bad, "KG-SYNC-DIVERGENT", KG_P0, 1);   /* found by the device-side parse */
+    expect(arch_bad, "KG-HIDDEN-CODE", KG_P0, 0);
+    /* #if 0 is skipped by nvcc too: nothing hidden */
+    expect("__global__ void k(float *y) {\n#if 0\n  y[0] = 1.f;\n#endif\n}\n", "KG-HIDDEN-CODE", -1, 0);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -519,6 +615,8 @@ int main(void)
         cmocka_unit_test(test_launch),
         cmocka_unit_test(test_good_kernels),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_include_policy),
+        cmocka_unit_test(test_hidden_code),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

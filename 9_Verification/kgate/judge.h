@@ -1,0 +1,116 @@
+/* judge.h: the judge, a process of the gate that never runs candidate code.
+ *
+ * The gate starts one judge per run (a child with its own CUDA context) and,
+ * for each candidate whose static scan and compile passed, sends it a
+ * session: the task, the seed, and (as file descriptors) the pipes and the
+ * shared memory of that candidate's harness. The judge drives the harness
+ * (proto.h), checks what comes back against its CPU references (small
+ * shapes) and its own GPU references (mid and large sizes), times its
+ * reference itself, bounds the harness's reported times by its own clock,
+ * and sends the gate one verdict record. The gate validates that record too.
+ */
+#ifndef KGATE_JUDGE_H
+#define KGATE_JUDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dynamic.h"
+#include "proto.h"
+#include "tasks.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KG_SESSION_MAGIC 0x6b677373u
+#define KG_JUDGE_MAGIC 0x6b676a64u
+
+typedef struct {
+    uint32_t magic;
+    int32_t task;                 /* index in the task table */
+    uint64_t seed;
+    int32_t no_timing, dry;
+    double timeout_s;
+} kg_session_req;
+
+/* The judge's record to the gate: progress (final = 0) or the verdict. */
+typedef struct {
+    uint32_t magic;
+    int32_t final;
+    int32_t verdict;              /* kg_verdict, when final */
+    int32_t lost;                 /* the harness died, hung or broke the protocol */
+    int32_t timed_out;            /* ... by the session's deadline */
+    int32_t judge_failed;         /* the judge's own CUDA work failed: start a new judge */
+    char stage[96];               /* what the session was doing */
+    char detail[320];             /* the reason for the verdict */
+    double cand_ms_mid, ref_ms_mid, cand_ms_large, ref_ms_large;
+    int32_t shapes_checked;
+    double t_io;                  /* seconds of data movement and protocol waits */
+    double t_session;
+} kg_judge_msg;
+
+/* 1 when well-formed (magic, verdict in range, strings NUL-terminated and
+ * printable, times finite); the gate uses nothing else. */
+int kg_judge_msg_valid(kg_judge_msg *m);
+
+/* One session, seen from the judge. */
+typedef struct {
+    int cmd_fd, rep_fd, sock;     /* to the harness, from it, to the gate (progress) */
+    unsigned char *shm;
+    size_t shm_bytes;
+    uint32_t seq;
+    double deadline;              /* CLOCK_MONOTONIC seconds */
+    const kg_task *t;
+    int task;
+    kg_judge_msg *m;
+    double t_io;                  /* accumulated into m->t_io */
+    double ping_ms;               /* the judge-measured round trip of an empty command */
+    const char *(*err_name)(int); /* CUDA error names (the judge's own table) */
+} kg_judge;
+
+/* Set the stage and tell the gate (a progress record). */
+void kg_judge_stage(kg_judge *j, const char *fmt, ...);
+
+/* Send a command, wait for its reply under the deadline and validate it.
+ * 0: r holds a valid reply (its status may be an error); wall_ms (may be
+ * NULL) the judge-measured round trip. -1: the harness is lost (died, hung,
+ * malformed reply): m->lost, m->timed_out and m->detail say so. */
+int kg_judge_call(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms);
+
+/* The verdict for a reply whose status is not OK (detail set). */
+int kg_judge_status_verdict(kg_judge *j, const kg_rep *r);
+
+/* The session's steps: -1 to go on, else the verdict (detail set). A lost
+ * harness returns KG_V_L2 with m->lost set. */
+int kg_judge_load(kg_judge *j);
+int kg_judge_ping(kg_judge *j);
+int kg_judge_small(kg_judge *j, int shape_index, unsigned long long seed);
+int kg_judge_dry(kg_judge *j);
+
+/* The judge process's loop (judge.cu): create the CUDA context (not when
+ * dry), then serve sessions from the gate on sock until EOF. */
+void kg_judge_main(int sock, int device, int dry);
+
+/* The gate's side: start the judge; run one session (blocks until the
+ * verdict record, with a deadline of timeout + slack); stop the judge. */
+typedef void (*kg_judge_main_fn)(int sock, int device, int dry);
+typedef struct {
+    int pid, sock;
+    int dry, device;
+    kg_judge_main_fn main;
+    double slack_s;               /* the gate waits timeout + slack (10 s) for a verdict */
+} kg_judge_proc;
+/* fn: kg_judge_main (the tests pass judges of their own). */
+int kg_judge_start(kg_judge_proc *jp, kg_judge_main_fn fn, int device, int dry);
+/* Hands the harness's three fds to the judge; progress records update *last.
+ * Returns 0 with the final record in *out, -1 when the judge failed (out
+ * describes it). */
+int kg_judge_session(kg_judge_proc *jp, const kg_session_req *req, int cmd_w, int rep_r,
+                     int shm_fd, kg_judge_msg *out);
+void kg_judge_stop(kg_judge_proc *jp);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

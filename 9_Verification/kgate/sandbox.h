@@ -1,0 +1,161 @@
+/* sandbox.h: where the gate runs code it does not trust (see README.md,
+ * "Sandbox").
+ *
+ * Three things run on hostile input: the static scan (libclang), nvcc, and
+ * the harness that loads the candidate and calls it. Each runs in its own
+ * bubblewrap sandbox: a new mount, PID, network, IPC and UTS namespace; the
+ * system folders read-only, nothing of the user's (no /home, /root, /run,
+ * /var, /work, other candidates' folders); a private scratch folder (read-
+ * only for the harness); a size-limited private /tmp; only the device nodes
+ * it needs; a cleared environment; no capabilities (as root: an unprivileged
+ * uid of its own, one per job slot); resource limits (CPU time, address
+ * space or data, file size, open files, processes); and a seccomp filter
+ * that hands the interesting system calls (writes, deletes, connects,
+ * signals, process creation, exec, setsid, ptrace, mount, ...) to a monitor
+ * outside the sandbox. The monitor is trusted code of the gate: it lets the
+ * call proceed (the namespaces refuse what is outside the sandbox) or denies
+ * it, and records what was tried, so a verdict can say "write to /etc/x
+ * refused". Its record, not anything the sandboxed process writes, is what
+ * the gate reads back.
+ *
+ * The monitor is a process of its own per sandbox (forked from the caller):
+ * the caller sees one pid and one result pipe. Killing the monitor's process
+ * group kills bubblewrap, and bubblewrap's --die-with-parent and PID
+ * namespace take every process inside with it, setsid() grandchildren too.
+ * Host-only C11; unit-tested in tests/test_sandbox.c without a GPU.
+ */
+#ifndef KGATE_SANDBOX_H
+#define KGATE_SANDBOX_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { KG_SB_SCAN, KG_SB_COMPILE, KG_SB_HARNESS } kg_sb_kind;
+
+#define KG_SB_MAX_RO 48
+#define KG_SB_MAX_DEV 32
+
+/* The sandbox of a whole gate run, found once at start. */
+typedef struct {
+    int enabled;                  /* 0: --no-sandbox (children run unconfined) */
+    char bwrap[1024];             /* bubblewrap: $KGATE_BWRAP, else bwrap on PATH */
+    char stub[1024];              /* bin/kgate-sandbox (runs inside, before the target) */
+    int as_root;                  /* the gate runs as root: sandboxes switch to their own uid */
+    unsigned uid_base;            /* sandbox uid = uid_base + slot (root only) */
+    int drop_uid;                 /* 0 after the GPU fallback (uid 0, no capabilities) */
+    int monitor;                  /* 1: the seccomp monitor works here (self-test) */
+    int n_ro;
+    char ro[KG_SB_MAX_RO][1024];  /* read-only binds (same path inside) */
+    int n_link;
+    char link[8][2][256];         /* top-level symlinks to recreate (/bin -> usr/bin) */
+    int n_dev;
+    char dev[KG_SB_MAX_DEV][128]; /* GPU device nodes, bound into the harness only */
+    char path_env[2048], ld_env[4096], cuda_path[1024];
+    char desc[512];               /* one line for the start of the report */
+    double start_ms;              /* self-test: a sandbox start, spawn to exec (median of 3) */
+} kg_sandbox;
+
+typedef struct {
+    double cpu_s;                 /* RLIMIT_CPU (soft; hard = soft + 1) */
+    unsigned long long as_bytes;  /* RLIMIT_AS (0: not set; CUDA needs a large address space) */
+    unsigned long long data_bytes;/* RLIMIT_DATA: heap and private writable mappings */
+    unsigned long long fsize_bytes;
+    unsigned long long tmp_bytes; /* size of the private /tmp (tmpfs) */
+    int nofile, nproc;
+} kg_limits;
+
+/* The resource limits of each kind (README.md lists them). */
+kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s);
+
+#define KG_SB_MAX_FDS 4
+
+typedef struct {
+    kg_sb_kind kind;
+    const char *scratch;          /* host folder bound at /scratch (cwd inside) */
+    int scratch_rw;               /* 1: nvcc writes its .so there */
+    const char *const *argv;      /* argv[0]: an absolute path inside (bind-mounted same path) */
+    int fds[KG_SB_MAX_FDS];       /* passed to the target as 3, 4, ... */
+    int n_fds;
+    int out_fd;                   /* the target's stdout and stderr; -1: /dev/null */
+    int slot;                     /* job slot (its own uid when root) */
+    kg_limits lim;
+    const char *env[8];           /* extra "NAME=value" */
+    int n_env;
+} kg_sb_spec;
+
+typedef struct {
+    pid_t pid;                    /* the monitor (own process group) */
+    int res_fd;                   /* its result record arrives here */
+    double t0;
+} kg_sb_proc;
+
+#define KG_SB_EVENTS 8
+
+/* The monitor's record of one sandboxed run. Written by trusted code, read
+ * whole; the reader still validates it (kg_sb_result_valid). */
+typedef struct {
+    unsigned magic;
+    int ran;                      /* bubblewrap was started */
+    int started;                  /* the stub reached the target's exec */
+    int exit_code;                /* the target's, or -1 */
+    int term_signal;              /* the signal that ended the target, 0 if none */
+    int stub_failed;              /* the stub could not set up (message in stub_msg) */
+    int monitored;                /* the seccomp monitor was attached */
+    double start_ms;              /* spawn to the target's exec */
+    double cpu_s;                 /* user + system time of everything inside */
+    long maxrss_kb;
+    int n_events, n_violations;   /* events seen; how many break the sandbox policy */
+    unsigned counts[KG_SB_EVENTS];
+    int is_violation[KG_SB_EVENTS];
+    char events[KG_SB_EVENTS][160];
+    char stub_msg[160];
+} kg_sb_result;
+
+#define KG_SB_MAGIC 0x6b67736bu
+
+/* Find bubblewrap and the stub, build the read-only binds, run the self-test
+ * (a start, a write outside refused, a connect refused, the monitor sees
+ * them). no_sandbox: enabled = 0 with the warning in desc. Returns 0, or -1
+ * with the reason in err (the gate then refuses to run candidates). */
+int kg_sandbox_setup(kg_sandbox *sb, const char *bindir, int no_sandbox, char *err, size_t len);
+
+/* One more read-only bind (e.g. the folder of an nvcc given with --nvcc). */
+void kg_sandbox_add_ro(kg_sandbox *sb, const char *path);
+
+/* The uid a sandbox of this slot and kind runs as (0: unchanged). */
+unsigned kg_sandbox_uid(const kg_sandbox *sb, int slot, kg_sb_kind kind);
+
+/* Start spec->argv in the sandbox (or unconfined when !sb->enabled). 0 or -1. */
+int kg_sb_spawn(const kg_sandbox *sb, const kg_sb_spec *spec, kg_sb_proc *p);
+
+/* Kill everything of this sandbox (the monitor's group; the PID namespace
+ * takes the rest). Safe to call twice. */
+void kg_sb_kill(kg_sb_proc *p);
+
+/* Wait for the monitor's record until deadline (CLOCK_MONOTONIC seconds; 0:
+ * no limit). On timeout: kill, then read what it recorded. Reaps the monitor.
+ * Returns 1 when the run ended by itself, 0 when it was killed, -1 when no
+ * record came (r says so). */
+int kg_sb_wait(kg_sb_proc *p, double deadline, kg_sb_result *r);
+
+/* 1 when r is a well-formed record (magic, ranges, NUL-terminated strings). */
+int kg_sb_result_valid(const kg_sb_result *r);
+
+/* "write to /etc/x refused (read-only); connect to 127.0.0.1:9 refused (no
+ * network)": the violations (or every event when all), for a verdict. */
+void kg_sb_describe(const kg_sb_result *r, int all, char *buf, size_t len);
+
+/* What ended the target, in words ("CPU time limit (SIGXCPU)", "killed by
+ * signal 9", "exit code 3"). */
+void kg_sb_ending(const kg_sb_result *r, const kg_limits *lim, char *buf, size_t len);
+
+double kg_now(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

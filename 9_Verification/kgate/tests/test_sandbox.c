@@ -1,0 +1,478 @@
+/* test_sandbox.c: the sandbox (sandbox.c, bin/kgate-sandbox) against a
+ * hostile helper program compiled here. Each test plants a harm and checks
+ * both that it did not happen (a canary tree's checksums, a loopback
+ * listener that must accept nothing, no process left over) and that the
+ * monitor's record names it. Also: the limits (CPU, file size, data), the
+ * deadline kill of setsid() grandchildren, forged or truncated monitor
+ * records, --no-sandbox, and a bubblewrap that does not work. Needs
+ * bubblewrap (the Debian package) and a C compiler; no GPU. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <cmocka.h>
+
+#include "sandbox.h"
+
+static kg_sandbox sb;
+static char bindir[1024], tmpdir[256], helper[512], canary[512], scratch[512];
+
+/* The helper: one harm per mode. */
+static const char *helper_src =
+    "#define _GNU_SOURCE\n"
+    "#include <arpa/inet.h>\n#include <netinet/in.h>\n#include <signal.h>\n#include <stdio.h>\n"
+    "#include <stdlib.h>\n#include <string.h>\n#include <sys/socket.h>\n#include <unistd.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "  const char *m = argv[1];\n"
+    "  if (!strcmp(m, \"write\")) { FILE *f = fopen(argv[2], \"w\"); if (f) { fputs(\"x\", f); fclose(f); return 0; } return 3; }\n"
+    "  if (!strcmp(m, \"delete\")) return unlink(argv[2]) == 0 ? 0 : 3;\n"
+    "  if (!strcmp(m, \"connect\")) { int s = socket(AF_INET, SOCK_STREAM, 0); struct sockaddr_in a;\n"
+    "    memset(&a, 0, sizeof a); a.sin_family = AF_INET; a.sin_port = htons((unsigned short)atoi(argv[2]));\n"
+    "    a.sin_addr.s_addr = htonl(0x7f000001); return connect(s, (struct sockaddr *)&a, sizeof a) == 0 ? 0 : 3; }\n"
+    "  if (!strcmp(m, \"spin\")) { for (volatile unsigned long k = 0;; k++) {} }\n"
+    "  if (!strcmp(m, \"alloc\")) { size_t mb = (size_t)atol(argv[2]); char *p = malloc(mb << 20); return p ? 0 : 3; }\n"
+    "  if (!strcmp(m, \"fill\")) { FILE *f = fopen(argv[2], \"w\"); static char b[1 << 16];\n"
+    "    for (;;) if (fwrite(b, 1, sizeof b, f) != sizeof b || fflush(f)) return 3; }\n"
+    "  if (!strcmp(m, \"escape\")) { if (fork() == 0) { setsid(); if (fork() == 0) { execlp(\"sleep\", \"sleep\", argv[2], (char *)0); } _exit(0); }\n"
+    "    for (;;) pause(); }\n"
+    "  if (!strcmp(m, \"kill\")) { kill(getppid(), SIGKILL); kill(1, SIGKILL); kill(-1, SIGTERM); return 0; }\n"
+    "  if (!strcmp(m, \"env\")) { extern char **environ; for (char **e = environ; *e; e++) puts(*e); return 0; }\n"
+    "  if (!strcmp(m, \"deaf\")) { for (int s = 1; s < 65; s++) signal(s, SIG_IGN); for (;;) pause(); }\n"
+    "  return 2;\n"
+    "}\n";
+
+static int has_event(const kg_sb_result *r, const char *text)
+{
+    for (int i = 0; i < KG_SB_EVENTS && r->events[i][0]; i++)
+        if (strstr(r->events[i], text)) return 1;
+    return 0;
+}
+
+static void dump(const kg_sb_result *r)
+{
+    char d[1400];
+    kg_sb_describe(r, 1, d, sizeof d);
+    fprintf(stderr, "    record: started=%d exit=%d signal=%d monitored=%d events: %s\n", r->started,
+            r->exit_code, r->term_signal, r->monitored, d);
+}
+
+/* Run the helper in the sandbox; returns how kg_sb_wait ended. */
+static int run(kg_sb_kind kind, const char *const *args, kg_limits *lim, double deadline_s, int out_fd,
+               kg_sb_result *r)
+{
+    const char *argv[8] = {helper};
+    int a = 1;
+    for (int i = 0; args[i] && a < 7; i++) argv[a++] = args[i];
+    argv[a] = NULL;
+    kg_sb_spec s;
+    memset(&s, 0, sizeof s);
+    s.kind = kind;
+    s.scratch = scratch;
+    s.argv = argv;
+    s.out_fd = out_fd;
+    s.slot = 3;
+    s.lim = lim ? *lim : kg_default_limits(kind, 10);
+    kg_sb_proc p;
+    assert_int_equal(kg_sb_spawn(&sb, &s, &p), 0);
+    return kg_sb_wait(&p, kg_now() + deadline_s, r);
+}
+
+/* A checksum of every file under a folder (name and content). */
+static unsigned long long tree_sum(const char *dir)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        unsigned long long nh = 1469598103934665603ULL;
+        for (const char *c = e->d_name; *c; c++) nh = (nh ^ (unsigned char)*c) * 1099511628211ULL;
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) nh ^= tree_sum(p) + 7;
+        else {
+            FILE *f = fopen(p, "rb");
+            int ch;
+            while (f && (ch = fgetc(f)) != EOF) nh = (nh ^ (unsigned)ch) * 1099511628211ULL;
+            if (f) fclose(f);
+        }
+        h += nh;   /* order-independent */
+    }
+    closedir(d);
+    return h;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(bindir, sizeof bindir, "%s", __FILE__);
+    char *p = strstr(bindir, "9_Verification/kgate/tests/test_sandbox.c");
+    if (!p) return -1;
+    strcpy(p, "bin");
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/kgate_sbtest_XXXXXX");
+    if (!mkdtemp(tmpdir)) return -1;
+    chmod(tmpdir, 0755);
+    char src[600], cmd[2000];
+    snprintf(src, sizeof src, "%s/helper.c", tmpdir);
+    snprintf(helper, sizeof helper, "%s/helper", tmpdir);
+    FILE *f = fopen(src, "w");
+    if (!f) return -1;
+    fputs(helper_src, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cc -O1 -o %s %s", helper, src);
+    if (system(cmd) != 0) { fprintf(stderr, "cannot compile the helper\n"); return -1; }
+    snprintf(scratch, sizeof scratch, "%s/scratch", tmpdir);
+    mkdir(scratch, 0777);
+    chmod(scratch, 0777);
+    /* the canary tree: outside everything the sandbox may write */
+    snprintf(canary, sizeof canary, "/var/tmp/kgate_sbtest_canary_%d", (int)getpid());
+    mkdir(canary, 0755);
+    char cf[700];
+    snprintf(cf, sizeof cf, "%s/keep.txt", canary);
+    f = fopen(cf, "w");
+    fputs("do not touch\n", f);
+    fclose(f);
+    char err[600];
+    if (kg_sandbox_setup(&sb, bindir, 0, err, sizeof err) != 0) {
+        fprintf(stderr, "sandbox setup failed: %s\n", err);
+        return -1;
+    }
+    kg_sandbox_add_ro(&sb, tmpdir);   /* the helper */
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s", tmpdir, canary);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_setup_and_selftest(void **s)
+{
+    (void)s;
+    assert_true(sb.enabled);
+    assert_true(sb.monitor);
+    assert_non_null(strstr(sb.desc, "bubblewrap"));
+    assert_true(sb.start_ms > 0 && sb.start_ms < 2000);
+    fprintf(stderr, "    sandbox: %s\n", sb.desc);
+}
+
+/* Writes and deletes outside the writable folders: refused, reported, and
+ * the canary tree unchanged. */
+static void test_files(void **s)
+{
+    (void)s;
+    unsigned long long before = tree_sum(canary);
+    char target[700], keep[700];
+    snprintf(target, sizeof target, "%s/pwned.txt", canary);
+    snprintf(keep, sizeof keep, "%s/keep.txt", canary);
+    kg_sb_result r;
+    const char *w[] = {"write", target, NULL};
+    assert_int_equal(run(KG_SB_HARNESS, w, NULL, 10, -1, &r), 1);
+    if (r.exit_code != 3 || !has_event(&r, "write to /var/tmp/kgate_sbtest_canary")) dump(&r);
+    assert_int_equal(r.exit_code, 3);
+    assert_true(r.n_violations >= 1);
+    assert_true(has_event(&r, "refused"));
+    const char *d[] = {"delete", keep, NULL};
+    assert_int_equal(run(KG_SB_HARNESS, d, NULL, 10, -1, &r), 1);
+    assert_int_equal(r.exit_code, 3);
+    assert_true(has_event(&r, "delete of /var/tmp/kgate_sbtest_canary"));
+    const char *e[] = {"write", "/etc/kgate_sbtest", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, e, NULL, 10, -1, &r), 1);
+    assert_int_equal(r.exit_code, 3);
+    assert_int_equal(access("/etc/kgate_sbtest", F_OK), -1);
+    assert_int_equal(tree_sum(canary), before);
+    /* /tmp is private and writable: no violation, nothing on the host */
+    const char *t[] = {"write", "/tmp/kgate_sbtest_private", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, t, NULL, 10, -1, &r), 1);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(r.n_violations, 0);
+    assert_int_equal(access("/tmp/kgate_sbtest_private", F_OK), -1);
+    /* scratch: read-only for the harness, writable for nvcc */
+    const char *sc[] = {"write", "/scratch/out.txt", NULL};
+    char host[700];
+    snprintf(host, sizeof host, "%s/out.txt", scratch);
+    assert_int_equal(run(KG_SB_HARNESS, sc, NULL, 10, -1, &r), 1);
+    assert_int_equal(r.exit_code, 3);
+    assert_int_equal(access(host, F_OK), -1);
+    kg_limits lim = kg_default_limits(KG_SB_COMPILE, 10);
+    kg_sb_spec spec;
+    (void)spec;
+    const char *argv[] = {helper, "write", "/scratch/out.txt", NULL};
+    kg_sb_spec cs;
+    memset(&cs, 0, sizeof cs);
+    cs.kind = KG_SB_COMPILE;
+    cs.scratch = scratch;
+    cs.scratch_rw = 1;
+    cs.argv = argv;
+    cs.out_fd = -1;
+    cs.lim = lim;
+    kg_sb_proc p;
+    assert_int_equal(kg_sb_spawn(&sb, &cs, &p), 0);
+    assert_int_equal(kg_sb_wait(&p, kg_now() + 10, &r), 1);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(access(host, F_OK), 0);
+    unlink(host);
+}
+
+/* A loopback listener on the host: the sandbox reaches nothing, the connect
+ * is reported. */
+static void test_network(void **s)
+{
+    (void)s;
+    int l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(0x7f000001);
+    assert_int_equal(bind(l, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(l, 8), 0);
+    socklen_t al = sizeof a;
+    getsockname(l, (struct sockaddr *)&a, &al);
+    char port[16];
+    snprintf(port, sizeof port, "%u", (unsigned)ntohs(a.sin_port));
+    kg_sb_result r;
+    const char *c[] = {"connect", port, NULL};
+    assert_int_equal(run(KG_SB_HARNESS, c, NULL, 10, -1, &r), 1);
+    assert_int_equal(r.exit_code, 3);
+    char want[64];
+    snprintf(want, sizeof want, "connect to 127.0.0.1:%s refused", port);
+    if (!has_event(&r, want)) dump(&r);
+    assert_true(has_event(&r, want));
+    int acc = accept(l, NULL, NULL);
+    assert_int_equal(acc, -1);   /* nothing arrived */
+    assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+    close(l);
+}
+
+/* The environment: only what the gate set. */
+static void test_environment(void **s)
+{
+    (void)s;
+    setenv("KGATE_SECRET_TOKEN", "hunter2", 1);
+    char out[700];
+    snprintf(out, sizeof out, "%s/env.txt", tmpdir);
+    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    kg_sb_result r;
+    const char *e[] = {"env", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, e, NULL, 10, fd, &r), 1);
+    close(fd);
+    FILE *f = fopen(out, "r");
+    char line[4096];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        assert_null(strstr(line, "hunter2"));
+        int known = !strncmp(line, "PATH=", 5) || !strncmp(line, "HOME=", 5) || !strncmp(line, "TMPDIR=", 7) ||
+                    !strncmp(line, "LANG=", 5) || !strncmp(line, "LD_LIBRARY_PATH=", 16) ||
+                    !strncmp(line, "PWD=", 4);   /* bubblewrap sets it with --chdir */
+        if (!known) fail_msg("unexpected variable in the sandbox: %s", line);
+    }
+    fclose(f);
+    assert_true(n >= 3);
+    unsetenv("KGATE_SECRET_TOKEN");
+}
+
+static int sleepers(const char *arg)
+{
+    int n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        char p[300], buf[512];
+        snprintf(p, sizeof p, "/proc/%s/cmdline", e->d_name);
+        int fd = open(p, O_RDONLY);
+        if (fd < 0) continue;
+        ssize_t g = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (g <= 0) continue;
+        for (ssize_t i = 0; i < g; i++) if (!buf[i]) buf[i] = ' ';
+        buf[g] = 0;
+        if (strstr(buf, arg)) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* A grandchild in a session of its own, and a process that ignores every
+ * signal: the deadline kills both, with everything in the PID namespace. */
+static void test_deadline_kills_everything(void **s)
+{
+    (void)s;
+    const char *marker = "313.25";   /* sleep 313.25: unique on this machine */
+    kg_sb_result r;
+    const char *e[] = {"escape", marker, NULL};
+    double t0 = kg_now();
+    assert_int_equal(run(KG_SB_HARNESS, e, NULL, 1.0, -1, &r), 0);   /* 0: killed at the deadline */
+    assert_true(kg_now() - t0 < 5.0);
+    assert_int_equal(r.term_signal, SIGKILL);
+    assert_true(has_event(&r, "setsid"));
+    assert_true(has_event(&r, "process creation"));
+    usleep(200000);
+    assert_int_equal(sleepers(marker), 0);
+    const char *d[] = {"deaf", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, d, NULL, 1.0, -1, &r), 0);
+    assert_int_equal(r.term_signal, SIGKILL);
+}
+
+/* Signals to the parent, to pid 1 and to everyone: only the sandbox exists. */
+static void test_kill_parent(void **s)
+{
+    (void)s;
+    kg_sb_result r;
+    const char *k[] = {"kill", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, k, NULL, 10, -1, &r), 1);
+    assert_true(has_event(&r, "pid 1, its parent"));
+    assert_true(has_event(&r, "every process it can see"));
+    /* and this process is still here to check it */
+}
+
+/* CPU time, file size and memory limits, named in the ending. */
+static void test_limits(void **s)
+{
+    (void)s;
+    kg_sb_result r;
+    char why[200];
+    kg_limits lim = kg_default_limits(KG_SB_HARNESS, 10);
+    lim.cpu_s = 1;
+    const char *sp[] = {"spin", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, sp, &lim, 20, -1, &r), 1);
+    assert_true(r.term_signal == SIGXCPU || r.term_signal == SIGKILL);
+    kg_sb_ending(&r, &lim, why, sizeof why);
+    assert_non_null(strstr(why, "CPU time limit"));
+    lim = kg_default_limits(KG_SB_HARNESS, 10);
+    const char *fl[] = {"fill", "/tmp/big", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, fl, &lim, 20, -1, &r), 1);
+    /* 16 MiB: the file size limit or the tmpfs fills first */
+    assert_true(r.term_signal == SIGXFSZ || r.exit_code == 3);
+    if (r.term_signal == SIGXFSZ) {
+        kg_sb_ending(&r, &lim, why, sizeof why);
+        assert_non_null(strstr(why, "file size limit"));
+    }
+    lim.data_bytes = 256ULL << 20;
+    const char *al[] = {"alloc", "1024", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, al, &lim, 20, -1, &r), 1);
+    assert_int_equal(r.exit_code, 3);   /* malloc refused */
+    const char *ok[] = {"alloc", "64", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, ok, &lim, 20, -1, &r), 1);
+    assert_int_equal(r.exit_code, 0);
+}
+
+/* Records that are forged, truncated or absent never pass for a result. */
+static void test_forged_records(void **s)
+{
+    (void)s;
+    kg_sb_result r;
+    memset(&r, 0, sizeof r);
+    r.magic = KG_SB_MAGIC;
+    assert_true(kg_sb_result_valid(&r));
+    r.n_violations = 5;
+    assert_false(kg_sb_result_valid(&r));
+    r.n_violations = 0;
+    r.term_signal = 1000;
+    assert_false(kg_sb_result_valid(&r));
+    r.term_signal = 0;
+    memset(r.events[3], 'A', sizeof r.events[3]);
+    assert_false(kg_sb_result_valid(&r));
+    memset(&r, 0x5a, sizeof r);
+    assert_false(kg_sb_result_valid(&r));
+    /* a "monitor" that writes half a record, or garbage, then exits */
+    for (int mode = 0; mode < 3; mode++) {
+        int pp[2];
+        assert_int_equal(pipe(pp), 0);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(pp[0]);
+            kg_sb_result g;
+            memset(&g, mode == 2 ? 0x41 : 0, sizeof g);
+            g.magic = mode == 0 ? KG_SB_MAGIC : 0xdeadbeef;
+            ssize_t w = write(pp[1], &g, mode == 0 ? sizeof g / 2 : sizeof g);
+            (void)w;
+            _exit(0);
+        }
+        close(pp[1]);
+        setpgid(pid, pid);
+        kg_sb_proc p = {pid, pp[0], kg_now()};
+        kg_sb_result got;
+        assert_int_equal(kg_sb_wait(&p, kg_now() + 5, &got), -1);
+        assert_true(got.stub_failed);
+        assert_non_null(strstr(got.stub_msg, "no record"));
+    }
+    char buf[64];
+    kg_sb_describe(&r, 1, buf, 0);   /* a zero-size buffer: nothing written, no crash */
+}
+
+/* --no-sandbox still runs (limits and monitor) and says so; a bubblewrap
+ * that cannot run is caught by the self-test, so the gate refuses. */
+static void test_no_sandbox_and_broken_bwrap(void **s)
+{
+    (void)s;
+    kg_sandbox ns;
+    char err[600];
+    assert_int_equal(kg_sandbox_setup(&ns, bindir, 1, err, sizeof err), 0);
+    assert_false(ns.enabled);
+    assert_non_null(strstr(ns.desc, "UNSAFE"));
+    setenv("KGATE_BWRAP", "/bin/false", 1);
+    kg_sandbox bad;
+    assert_int_equal(kg_sandbox_setup(&bad, bindir, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "self-test"));
+    setenv("KGATE_BWRAP", "/nonexistent/bwrap", 1);
+    assert_int_equal(kg_sandbox_setup(&bad, bindir, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "KGATE_BWRAP"));
+    unsetenv("KGATE_BWRAP");
+}
+
+/* What a sandbox start costs here (spawn to the target's exec). */
+static void test_start_cost(void **s)
+{
+    (void)s;
+    double v[9];
+    for (int i = 0; i < 9; i++) {
+        kg_sb_result r;
+        const char *e[] = {"alloc", "1", NULL};
+        run(KG_SB_HARNESS, e, NULL, 10, -1, &r);
+        v[i] = r.start_ms;
+    }
+    for (int i = 0; i < 9; i++)
+        for (int k = i + 1; k < 9; k++)
+            if (v[k] < v[i]) { double t = v[i]; v[i] = v[k]; v[k] = t; }
+    fprintf(stderr, "    sandbox start (spawn to exec): median %.1f ms, min %.1f, max %.1f over 9\n", v[4],
+            v[0], v[8]);
+    assert_true(v[4] > 0 && v[4] < 1000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_setup_and_selftest),
+        cmocka_unit_test(test_files),
+        cmocka_unit_test(test_network),
+        cmocka_unit_test(test_environment),
+        cmocka_unit_test(test_deadline_kills_everything),
+        cmocka_unit_test(test_kill_parent),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_forged_records),
+        cmocka_unit_test(test_no_sandbox_and_broken_bwrap),
+        cmocka_unit_test(test_start_cost),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
