@@ -115,7 +115,10 @@ int main(int argc, char **argv)
         printf("%s: FAIL (bad argument)\n", NAME);
         return 1;
     }
-    const size_t chunk_bytes = all_bytes / chunks;
+    /* opts_checked_bytes returns one buffer's size (here one chunk's) after
+     * checking that all `chunks` of them fit. */
+    const size_t chunk_bytes = all_bytes;
+    all_bytes *= (size_t)chunks;
     const size_t min_bytes = (size_t)sensors * sizeof(unsigned int);
 
     report_init(NAME, o.json);
