@@ -151,8 +151,8 @@ static const opts_config cfg = {
     "that one JSON document and nothing else (its last key is \"status\"); notes and the\n"
     "closing line go to stderr. --quick is accepted and changes nothing: the query is cheap.",
     1, OPTS_OMIT_REPS | OPTS_OMIT_SEED | OPTS_OMIT_QUICK,
-    "show device N only; all, the default: every device, then the peer-access matrix",
-    "print one JSON document (every device shown, on one line) instead of text"};
+    "device N alone, or all (the default): every device and the peer-access matrix",
+    "print everything as one JSON document, on one line, instead of text"};
 
 int main(int argc, char **argv)
 {
