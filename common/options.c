@@ -205,22 +205,46 @@ static const char *const common_names[N_COMMON] = {"help", "device", "quick", "j
 
 #define MAX_EXTRA 128
 
+/* An entry of the table that is an option of the sample's own (not an
+ * OPT_COMMON_* entry, which changes a common option). */
+static int is_option(const opt_spec *s)
+{
+    return s->kind == OPT_FLAG || s->kind == OPT_INT || s->kind == OPT_STRING;
+}
+
+/* The table's OPT_COMMON_* entry of kind k for common option ci, or NULL. */
+static const opt_spec *common_entry(const opts_config *cfg, int ci, opt_kind k)
+{
+    for (int i = 0; i < cfg->n_extra; i++)
+        if (cfg->extra[i].kind == k && cfg->extra[i].name &&
+            !strcmp(cfg->extra[i].name, common_names[ci]))
+            return &cfg->extra[i];
+    return NULL;
+}
+
+/* Refused, and not listed: --reps or --seed where they mean nothing. */
 static int common_omitted(const opts_config *cfg, int ci)
 {
-    return (ci == COMMON_REPS && (cfg->omit & OPTS_OMIT_REPS)) ||
-           (ci == COMMON_SEED && (cfg->omit & OPTS_OMIT_SEED));
+    return ci != COMMON_QUICK && common_entry(cfg, ci, OPT_COMMON_OMIT) != NULL;
 }
 
 static int common_listed(const opts_config *cfg, int ci)
 {
-    return !common_omitted(cfg, ci) && !(ci == COMMON_QUICK && (cfg->omit & OPTS_OMIT_QUICK));
+    return common_entry(cfg, ci, OPT_COMMON_OMIT) == NULL;
+}
+
+/* The --help text of common option ci: the sample's, or the default. */
+static const char *common_text(const opts_config *cfg, int ci, const char *dflt)
+{
+    const opt_spec *t = common_entry(cfg, ci, OPT_COMMON_TEXT);
+    return t && t->help ? t->help : dflt;
 }
 
 static int find_extra(const opts_config *cfg, const char *name, size_t len)
 {
     for (int i = 0; i < cfg->n_extra; i++) {
         const char *n = cfg->extra[i].name;
-        if (strlen(n) == len && strncmp(n, name, len) == 0) return i;
+        if (is_option(&cfg->extra[i]) && strlen(n) == len && strncmp(n, name, len) == 0) return i;
     }
     return -1;
 }
@@ -239,7 +263,8 @@ static int option_names(const opts_config *cfg, const char **names)
     int k = 0;
     for (int i = 0; i < N_COMMON; i++)
         if (common_listed(cfg, i)) names[k++] = common_names[i];
-    for (int i = 0; i < cfg->n_extra && i < MAX_EXTRA; i++) names[k++] = cfg->extra[i].name;
+    for (int i = 0; i < cfg->n_extra && i < MAX_EXTRA; i++)
+        if (is_option(&cfg->extra[i])) names[k++] = cfg->extra[i].name;
     return k;
 }
 
@@ -357,11 +382,25 @@ static int check_config(const opts_config *cfg, char *err, size_t errlen)
             return -1;
         }
         size_t l = strlen(s->name);
+        int ci = -1;
         for (int c = 0; c < N_COMMON; c++)
-            if (!strcmp(common_names[c], s->name)) {
-                set_err(err, errlen, "internal error: --%s is a common option", s->name);
+            if (!strcmp(common_names[c], s->name)) ci = c;
+        if (!is_option(s)) {
+            /* OPT_COMMON_OMIT of quick, reps or seed; OPT_COMMON_TEXT of any but help */
+            int fits = s->kind == OPT_COMMON_OMIT
+                           ? (ci == COMMON_QUICK || ci == COMMON_REPS || ci == COMMON_SEED)
+                           : (s->kind == OPT_COMMON_TEXT && ci > COMMON_HELP && s->help);
+            if (!fits) {
+                set_err(err, errlen, "internal error: table entry %d (--%s) changes no common "
+                        "option that it may change", i, s->name);
                 return -1;
             }
+            continue;
+        }
+        if (ci >= 0) {
+            set_err(err, errlen, "internal error: --%s is a common option", s->name);
+            return -1;
+        }
         if (find_extra(cfg, s->name, l) != i) {
             set_err(err, errlen, "internal error: --%s is in the table twice", s->name);
             return -1;
@@ -510,6 +549,7 @@ int opts_parse(const opts_config *cfg, int argc, char **argv, common_opts *out,
             }
             *(const char **)spec->dest = value;
             break;
+        default: break;   /* OPT_COMMON_*: never found as an option */
         }
     }
     *out = o;
@@ -529,22 +569,29 @@ void opts_usage(const opts_config *cfg, FILE *f)
             cfg->name);
     usage_line(f, "-h, --help", "print this text and exit 0 (wherever it is on the line)");
     usage_line(f, cfg->device_all_ok ? "--device=N|all" : "--device=N",
-               cfg->device_help ? cfg->device_help
-               : cfg->device_all_ok ? "CUDA device to use, or all of them in turn (default 0)"
-                                    : "CUDA device to use (default 0)");
+               common_text(cfg, COMMON_DEVICE,
+                           cfg->device_all_ok ? "CUDA device to use, or all of them in turn (default 0)"
+                                              : "CUDA device to use (default 0)"));
     if (common_listed(cfg, COMMON_QUICK))
-        usage_line(f, "--quick", "small sizes: sanitizer runs and smoke tests");
-    usage_line(f, "--json", cfg->json_help ? cfg->json_help
-                                           : "print results as JSON lines instead of RESULT lines");
+        usage_line(f, "--quick", common_text(cfg, COMMON_QUICK,
+                                             "small sizes: sanitizer runs and smoke tests"));
+    usage_line(f, "--json", common_text(cfg, COMMON_JSON,
+                                        "print results as JSON lines instead of RESULT lines"));
     if (common_listed(cfg, COMMON_REPS))
-        usage_line(f, "--reps=N", "timed repetitions, median reported (default 20, 1..100000)");
+        usage_line(f, "--reps=N", common_text(cfg, COMMON_REPS,
+                                              "timed repetitions, median reported (default 20, "
+                                              "1..100000)"));
     if (common_listed(cfg, COMMON_SEED))
-        usage_line(f, "--seed=N", "seed of the random inputs (default 2026)");
+        usage_line(f, "--seed=N", common_text(cfg, COMMON_SEED,
+                                              "seed of the random inputs (default 2026)"));
 
     const opt_spec *variant = NULL;
-    if (cfg->n_extra > 0) fprintf(f, "\n%s options:\n", cfg->name);
+    int n_own = 0;
+    for (int i = 0; i < cfg->n_extra; i++) n_own += is_option(&cfg->extra[i]);
+    if (n_own > 0) fprintf(f, "\n%s options:\n", cfg->name);
     for (int i = 0; i < cfg->n_extra; i++) {
         const opt_spec *s = &cfg->extra[i];
+        if (!is_option(s)) continue;
         if (s->kind == OPT_STRING && !strcmp(s->name, "variant")) variant = s;
         char left[96];
         if (s->kind == OPT_FLAG)

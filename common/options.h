@@ -47,7 +47,11 @@
 extern "C" {
 #endif
 
-typedef enum { OPT_FLAG, OPT_INT, OPT_STRING } opt_kind;
+typedef enum {
+    OPT_FLAG, OPT_INT, OPT_STRING,
+    OPT_COMMON_OMIT,   /* not an option: a common one that means nothing to this sample */
+    OPT_COMMON_TEXT    /* not an option: a common option's --help text, for this sample */
+} opt_kind;
 
 typedef struct {
     const char *name;     /* without the leading "--" */
@@ -65,6 +69,17 @@ typedef struct {
 #define OPT_STRING_SPEC(name, metavar, help, dest, choices) \
     {name, OPT_STRING, metavar, help, 0, 0, choices, dest}
 
+/* In the same table, two entries that change a common option rather than add
+ * one (deviceQuery uses both):
+ *   OPT_COMMON_OMIT_SPEC("reps")   --reps means nothing here: not listed in
+ *       --help, and refused by name. Only "reps", "seed" and "quick"; an
+ *       omitted --quick is still accepted, and does nothing, because make run,
+ *       make verify and the process tests pass it to every binary.
+ *   OPT_COMMON_TEXT_SPEC("device", "show device N only")   the --device line
+ *       of --help says this instead (any common option but help). */
+#define OPT_COMMON_OMIT_SPEC(name) {name, OPT_COMMON_OMIT, NULL, NULL, 0, 0, NULL, NULL}
+#define OPT_COMMON_TEXT_SPEC(name, help) {name, OPT_COMMON_TEXT, NULL, help, 0, 0, NULL, NULL}
+
 typedef struct {
     const char *name;        /* sample name, used in every message */
     const char *summary;     /* one line: what the sample does */
@@ -72,19 +87,7 @@ typedef struct {
     int n_extra;
     const char *notes;       /* printed after the options in --help (variants, examples), or NULL */
     int device_all_ok;       /* 1: --device=all is accepted (sets all_devices) */
-    /* Optional (a configuration that stops at device_all_ok gets the defaults): */
-    unsigned omit;           /* OPTS_OMIT_*: common options that mean nothing to this sample */
-    const char *device_help; /* the --device line's text, where the default's is not true */
-    const char *json_help;   /* the --json line's text, likewise */
 } opts_config;
-
-/* Common options a sample can leave out of its --help (opts_config.omit).
- * --reps and --seed are then refused as unknown; --quick is still accepted,
- * and does nothing, because make run, make verify and the process tests pass
- * it to every binary. */
-#define OPTS_OMIT_REPS 1u
-#define OPTS_OMIT_SEED 2u
-#define OPTS_OMIT_QUICK 4u
 
 typedef struct {
     int device;              /* --device=N (default 0) */

@@ -121,7 +121,7 @@ static const opt_spec t_opts[] = {
     OPT_FLAG_SPEC("verbose", "more output", &t_verbose),
     OPT_STRING_SPEC("mode", "M", "mode", &t_mode, "quick|range|shmoo"),
 };
-static const opts_config t_cfg = {"tsample", "a test sample", t_opts, 4, NULL, 0, 0, NULL, NULL};
+static const opts_config t_cfg = {"tsample", "a test sample", t_opts, 4, NULL, 0};
 
 static int reset(void **state)
 {
@@ -383,7 +383,7 @@ static void variant_choices_come_from_the_table(void **state)
     assert_string_equal(small, "");
     const char *chosen = "all";
     const opt_spec bad_opts[] = {OPT_STRING_SPEC("variant", "NAME", "one", &chosen, small)};
-    opts_config cfg = {"tsample", "a test sample", bad_opts, 1, NULL, 0, 0, NULL, NULL};
+    opts_config cfg = {"tsample", "a test sample", bad_opts, 1, NULL, 0};
     common_opts o;
     char err[256];
     assert_int_equal(parse(&cfg, &o, err, sizeof err, NULL), -1);
@@ -420,7 +420,7 @@ static void unknown_variants_list_the_names(void **state)
     (void)state;
     opts_join_choices(t_choices, sizeof t_choices, "all|cpu", &t_variants[0].name,
                       sizeof t_variants[0], 4);
-    opts_config cfg = {"tsample", "a test sample", t_vopts, 1, NULL, 0, 0, NULL, NULL};
+    opts_config cfg = {"tsample", "a test sample", t_vopts, 1, NULL, 0};
     common_opts o;
     char err[512];
     t_chosen = "all";
@@ -451,7 +451,7 @@ static void a_broken_table_is_refused(void **state)
     char err[256];
     const opt_spec twice[] = {OPT_INT_SPEC("n", "N", "one", &a, 0, 9),
                               OPT_INT_SPEC("n", "N", "two", &b, 0, 9)};
-    opts_config cfg = {"tsample", "a test sample", twice, 2, NULL, 0, 0, NULL, NULL};
+    opts_config cfg = {"tsample", "a test sample", twice, 2, NULL, 0};
     assert_int_equal(parse(&cfg, &o, err, sizeof err, NULL), -1);
     assert_non_null(strstr(err, "--n is in the table twice"));
     const opt_spec common[] = {OPT_INT_SPEC("seed", "N", "one", &a, 0, 9)};
@@ -467,12 +467,18 @@ static void a_broken_table_is_refused(void **state)
 
 /* deviceQuery's case: options that mean nothing are not listed, and the
  * lines that are listed say what they do there. */
+static const opt_spec t_query_opts[] = {
+    OPT_COMMON_OMIT_SPEC("reps"),
+    OPT_COMMON_OMIT_SPEC("seed"),
+    OPT_COMMON_OMIT_SPEC("quick"),
+    OPT_COMMON_TEXT_SPEC("device", "show device N only (default: every device)"),
+    OPT_COMMON_TEXT_SPEC("json", "print one JSON document"),
+};
+
 static void omitted_common_options(void **state)
 {
     (void)state;
-    opts_config cfg = {"tquery", "a query", NULL, 0, NULL, 1,
-                       OPTS_OMIT_REPS | OPTS_OMIT_SEED | OPTS_OMIT_QUICK,
-                       "show device N only (default: every device)", "print one JSON document"};
+    opts_config cfg = {"tquery", "a query", t_query_opts, 5, NULL, 1};
     common_opts o;
     char err[512];
     assert_int_equal(parse(&cfg, &o, err, sizeof err, "--reps=3", NULL), -1);
@@ -482,9 +488,12 @@ static void omitted_common_options(void **state)
     /* --quick: still accepted (every harness passes it) */
     assert_int_equal(parse(&cfg, &o, err, sizeof err, "--quick", "--json", NULL), 0);
     assert_int_equal(o.json, 1);
-    /* the suggestions do not offer what is omitted */
+    assert_int_equal(o.quick, 1);
+    /* the suggestions do not offer what is omitted, nor the table's other entries */
     assert_int_equal(parse(&cfg, &o, err, sizeof err, "--rep=3", NULL), -1);
     assert_null(strstr(err, "--reps"));
+    assert_int_equal(parse(&cfg, &o, err, sizeof err, "--bogus-option", NULL), -1);
+    assert_non_null(strstr(err, "the options are: --help --device --json)"));
 
     char *buf = NULL;
     size_t len = 0;
@@ -497,9 +506,21 @@ static void omitted_common_options(void **state)
     assert_null(strstr(buf, "--quick"));
     assert_null(strstr(buf, "JSON lines"));
     assert_null(strstr(buf, "in turn"));
+    assert_null(strstr(buf, "tquery options:"));   /* no options of its own */
     assert_non_null(strstr(buf, "--device=N|all         show device N only (default: every device)"));
     assert_non_null(strstr(buf, "--json                 print one JSON document"));
     free(buf);
+
+    /* an entry that changes nothing it may change is a broken table */
+    const opt_spec bad_omit[] = {OPT_COMMON_OMIT_SPEC("device")};
+    const opt_spec bad_text[] = {OPT_COMMON_TEXT_SPEC("help", "x")};
+    const opt_spec not_common[] = {OPT_COMMON_TEXT_SPEC("n", "x")};
+    const opt_spec *bad[] = {bad_omit, bad_text, not_common};
+    for (int i = 0; i < 3; i++) {
+        opts_config c = {"tquery", "a query", bad[i], 1, NULL, 1};
+        assert_int_equal(parse(&c, &o, err, sizeof err, NULL), -1);
+        assert_non_null(strstr(err, "internal error"));
+    }
 }
 
 static void device_all_only_where_allowed(void **state)
@@ -549,7 +570,7 @@ static char *usage_text(const opts_config *cfg)
 static void usage_defines_the_variant_choice(void **state)
 {
     (void)state;
-    opts_config cfg = {"tsample", "a test sample", t_vopts, 1, NULL, 0, 0, NULL, NULL};
+    opts_config cfg = {"tsample", "a test sample", t_vopts, 1, NULL, 0};
     t_chosen = "all";
     opts_join_choices(t_choices, sizeof t_choices, "all|cpu", &t_variants[0].name,
                       sizeof t_variants[0], 4);

@@ -143,16 +143,23 @@ static void query_device(int id, dq_device *d)
 /* deviceQuery measures nothing: --reps and --seed mean nothing here and are
  * refused; --quick is accepted (every harness passes it) and changes nothing,
  * so it is not listed either. --device and --json say what they do here. */
+static const opt_spec dq_opts[] = {
+    OPT_COMMON_OMIT_SPEC("reps"),
+    OPT_COMMON_OMIT_SPEC("seed"),
+    OPT_COMMON_OMIT_SPEC("quick"),
+    OPT_COMMON_TEXT_SPEC("device",
+                         "device N alone, or all (the default): every device and the peer-access matrix"),
+    OPT_COMMON_TEXT_SPEC("json", "print everything as one JSON document, on one line, instead of text"),
+};
+
 static const opts_config cfg = {
     "deviceQuery", "every property of every CUDA device, as text or one JSON document",
-    NULL, 0,
+    dq_opts, (int)(sizeof dq_opts / sizeof dq_opts[0]),
     "Without --device (or with --device=all), every device is shown, then the peer-access\n"
     "matrix when there are several; --device=N shows device N alone. With --json, stdout holds\n"
     "that one JSON document and nothing else (its last key is \"status\"); notes and the\n"
     "closing line go to stderr. --quick is accepted and changes nothing: the query is cheap.",
-    1, OPTS_OMIT_REPS | OPTS_OMIT_SEED | OPTS_OMIT_QUICK,
-    "device N alone, or all (the default): every device and the peer-access matrix",
-    "print everything as one JSON document, on one line, instead of text"};
+    1};
 
 int main(int argc, char **argv)
 {
