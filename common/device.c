@@ -189,6 +189,26 @@ void device_waive(const char *sample, const char *reason)
     exit(2);
 }
 
+/* A FAIL before any record: the text closing line, or under --json a JSON
+ * record like report_finish()'s, so stdout stays JSON lines only. Exits 1. */
+static void device_fail_exit(const char *sample, const char *why)
+{
+    fflush(stdout);
+    if (report_json()) {
+        result_rec r;
+        char line[512];
+        r.n = 0;
+        rec_str(&r, "sample", sample);
+        rec_str(&r, "status", "FAIL");
+        rec_str(&r, "reason", why);
+        if (rec_format_json(&r, line, sizeof line) > 0) printf("%s\n", line);
+    } else {
+        printf("%s: FAIL (%s)\n", sample, why);
+    }
+    fflush(stdout);
+    exit(1);
+}
+
 int device_count_or_waive(const char *sample)
 {
     int count = 0;
@@ -216,8 +236,7 @@ void device_setup_or_exit(const char *sample, int id, int quiet_stdout, device_i
     if (id < 0 || id >= count) {
         fprintf(stderr, "%s: error: --device=%d but this machine has %d CUDA device%s (0..%d)\n",
                 sample, id, count, count == 1 ? "" : "s", count - 1);
-        printf("%s: FAIL (bad argument)\n", sample);
-        exit(1);
+        device_fail_exit(sample, "bad argument");
     }
     cudaError_t e = cudaSetDevice(id);
     int rc = (int)e;
@@ -226,8 +245,9 @@ void device_setup_or_exit(const char *sample, int id, int quiet_stdout, device_i
                   cudaGetErrorString(e));
     if (rc != 0) {
         fprintf(stderr, "%s: error: cannot use device %d: %s\n", sample, id, out->error);
-        printf("%s: FAIL (device %d unusable)\n", sample, id);
-        exit(1);
+        char why[64];
+        snprintf(why, sizeof why, "device %d unusable", id);
+        device_fail_exit(sample, why);
     }
     device_print_header(out, quiet_stdout ? stderr : stdout);
 }

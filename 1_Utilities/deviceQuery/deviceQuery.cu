@@ -13,7 +13,8 @@
  *         bin/deviceQuery --device=1            one device
  *         bin/deviceQuery --json                one JSON document on one line (for scripts;
  *                                               pretty-print with `python3 -m json.tool`)
- *         bin/deviceQuery --quick               same as the default (it is cheap)
+ * --quick is accepted and changes nothing (the query is cheap); --reps and
+ * --seed mean nothing here and are refused.
  * Uses only the runtime API. Without a GPU it exits 2 with the runtime's
  * reason (no driver loaded vs. no device).
  */
@@ -139,12 +140,25 @@ static void query_device(int id, dq_device *d)
 
 /* ---- options ----------------------------------------------------------- */
 
+/* deviceQuery measures nothing: --reps and --seed mean nothing here and are
+ * refused; --quick is accepted (every harness passes it) and changes nothing,
+ * so it is not listed either. --device and --json say what they do here. */
+static const opt_spec dq_opts[] = {
+    OPT_COMMON_OMIT_SPEC("reps"),
+    OPT_COMMON_OMIT_SPEC("seed"),
+    OPT_COMMON_OMIT_SPEC("quick"),
+    OPT_COMMON_TEXT_SPEC("device",
+                         "device N alone, or all (the default): every device and the peer-access matrix"),
+    OPT_COMMON_TEXT_SPEC("json", "print everything as one JSON document, on one line, instead of text"),
+};
+
 static const opts_config cfg = {
     "deviceQuery", "every property of every CUDA device, as text or one JSON document",
-    NULL, 0,
-    "Without --device, every device is shown, then the peer-access matrix when there are\n"
-    "several. --json prints one JSON document on one line (its last key is \"status\").\n"
-    "--quick is the same as the default: the query is cheap.",
+    dq_opts, (int)(sizeof dq_opts / sizeof dq_opts[0]),
+    "Without --device (or with --device=all), every device is shown, then the peer-access\n"
+    "matrix when there are several; --device=N shows device N alone. With --json, stdout holds\n"
+    "that one JSON document and nothing else (its last key is \"status\"); notes and the\n"
+    "closing line go to stderr. --quick is accepted and changes nothing: the query is cheap.",
     1};
 
 int main(int argc, char **argv)
@@ -157,10 +171,10 @@ int main(int argc, char **argv)
     report_init("deviceQuery", o.json);
     int count = device_count_or_waive("deviceQuery");
     if (one && o.device >= count) {
-        fprintf(stderr, "deviceQuery: error: --device=%d but this machine has %d CUDA device%s (0..%d)\n",
-                o.device, count, count == 1 ? "" : "s", count - 1);
-        printf("deviceQuery: FAIL (bad argument)\n");
-        return 1;
+        /* report_fail + report_finish: with --json the closing line is JSON too */
+        report_fail("--device=%d but this machine has %d CUDA device%s (0..%d)", o.device, count,
+                    count == 1 ? "" : "s", count - 1);
+        return report_finish();
     }
 
     dq_system sys;

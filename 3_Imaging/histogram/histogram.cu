@@ -580,15 +580,13 @@ static const opts_config cfg = {
 
 static void build_help_from_table(void)
 {
-    size_t c = (size_t)snprintf(variant_choices, sizeof variant_choices, "all|cpu");
+    opts_join_choices(variant_choices, sizeof variant_choices, "all|cpu", &variants[0].name,
+                      sizeof variants[0], N_VARIANTS);
     size_t h = (size_t)snprintf(help_notes, sizeof help_notes, "Variants:\n  %-22s %s\n", "cpu",
                                 "the CPU baseline (four sub-histograms), timed once");
-    for (int v = 0; v < N_VARIANTS; v++) {
-        c += (size_t)snprintf(variant_choices + c, sizeof variant_choices - c, "|%s",
-                              variants[v].name);
+    for (int v = 0; v < N_VARIANTS; v++)
         h += (size_t)snprintf(help_notes + h, sizeof help_notes - h, "  %-22s %s\n",
                               variants[v].name, variants[v].what);
-    }
     snprintf(help_notes + h, sizeof help_notes - h,
              "Every variant is checked exactly against the CPU before it is timed, at n = 1 3 15 "
              "16 17 1000 4097 2^20+5\n(those below --n), at input offsets 1..15, at --n, on a "
@@ -599,7 +597,7 @@ static void build_help_from_table(void)
 
 static int selected(const variant *v)
 {
-    return v->is_reference || !strcmp(opt_variant, "all") || !strcmp(opt_variant, v->name);
+    return opts_variant_runs(opt_variant, v->name, v->is_reference);
 }
 
 /* ---- checking ------------------------------------------------------------ */
@@ -783,7 +781,7 @@ int main(int argc, char **argv)
                                            : 0;
 
         result_rec r;
-        if (!strcmp(opt_variant, "all") || !strcmp(opt_variant, "cpu")) {
+        if (opts_variant_runs_cpu(opt_variant)) {
             rec_begin(&r, "cpu");
             rec_int(&r, "n", (long long)n);
             rec_str(&r, "input", input);

@@ -223,15 +223,13 @@ static const opts_config cfg = {
 
 static void build_help_from_table(void)
 {
-    size_t c = (size_t)snprintf(variant_choices, sizeof variant_choices, "all");
+    opts_join_choices(variant_choices, sizeof variant_choices, "all|cpu", &variants[0].name,
+                      sizeof variants[0], N_VARIANTS);
     size_t h = (size_t)snprintf(help_notes, sizeof help_notes, "Variants:\n  %-13s %s\n", "cpu",
                                 "compensated sum, then the division, on the host (timed once)");
-    for (int v = 0; v < N_VARIANTS; v++) {
-        c += (size_t)snprintf(variant_choices + c, sizeof variant_choices - c, "|%s",
-                              variants[v].name);
+    for (int v = 0; v < N_VARIANTS; v++)
         h += (size_t)snprintf(help_notes + h, sizeof help_notes - h, "  %-13s %s\n",
                               variants[v].name, variants[v].what);
-    }
     snprintf(help_notes + h, sizeof help_notes - h,
              "The grid is occupancy x SMs for both GPU variants; one launch of one block more\n"
              "shows cudaErrorCooperativeLaunchTooLarge. Checked at n = 1, 31, 1000, 4097, 2^17+3\n"
@@ -397,7 +395,7 @@ int main(int argc, char **argv)
         const size_t n = timed_n[k];
         result_rec r;
         /* The CPU variant, timed once at sizes it finishes in well under a second. */
-        if (n <= (1u << 26) + 1) {
+        if (n <= (1u << 26) + 1 && opts_variant_runs_cpu(opt_variant)) {
             host_prefault(h_y, n * sizeof(float));
             double t0 = host_seconds();
             double S = coop_cpu_normalise(h_x, h_y, n);
@@ -414,8 +412,7 @@ int main(int argc, char **argv)
         double ref_gbps = 0;
         for (int v = 0; v < N_VARIANTS; v++) {
             const variant *var = &variants[v];
-            if (!var->is_reference && strcmp(opt_variant, "all") && strcmp(opt_variant, var->name))
-                continue;
+            if (!opts_variant_runs(opt_variant, var->name, var->is_reference)) continue;
             rec_begin(&r, var->name);
             rec_int(&r, "n", (long long)n);
             if (!ok[v]) {
