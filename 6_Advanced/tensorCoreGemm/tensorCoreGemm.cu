@@ -74,11 +74,18 @@
 /* The Hopper-only instructions (wgmma, setmaxnreg) exist for sm_90a alone;
  * the bulk tensor copies and mbarrier waits used with them are built for the
  * same target. Other passes (the compute_90 PTX, another SMS) compile those
- * kernels empty; probe_sm90a tells the host which one runs. */
+ * kernels empty; probe_arch tells the host which one runs. */
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TC_SM90A 1
 #else
 #define TC_SM90A 0
+#endif
+/* BF16 mma.sync, WMMA in BF16 and cp.async need sm_80: below that (make
+ * SMS=75) those kernels are empty too and their variants waive. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#define TC_SM80 1
+#else
+#define TC_SM80 0
 #endif
 
 /* An mbarrier wait that lasts longer than this is a pipeline bug (a wrong
@@ -90,7 +97,15 @@
 
 /* ---- kernels: shared helpers -------------------------------------------- */
 
-__global__ void probe_sm90a(int *out) { *out = TC_SM90A; }
+/* What the code running on this device was built for: out[0] = 1 for sm_90a,
+ * out[1] = the compute capability of the machine code (e.g. 900). */
+__global__ void probe_arch(int *out)
+{
+#ifdef __CUDA_ARCH__
+    out[0] = TC_SM90A;
+    out[1] = __CUDA_ARCH__;
+#endif
+}
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p)
 {
@@ -131,14 +146,15 @@ __device__ __forceinline__ uint4 load_chunk(const uint16_t *__restrict__ X, int 
  * compiler's business: wmma::load_matrix_sync and mma_sync hide it, which is
  * also why the next step drops them. The epilogue goes through a 16x16 patch
  * of shared memory per warp so that the stores can be bounds-checked. */
-constexpr int WM_BM = 128, WM_BN = 128, WM_BK = 32;
-constexpr int WM_LDA = WM_BK + 8, WM_LDB = WM_BN + 8; /* padded row lengths (elements) */
+enum { WM_BM = 128, WM_BN = 128, WM_BK = 32 };
+enum { WM_LDA = WM_BK + 8, WM_LDB = WM_BN + 8 }; /* padded row lengths (elements) */
 
 template <bool VEC>
 __global__ void __launch_bounds__(256, 1) gemm_wmma(const uint16_t *__restrict__ A,
                                                  const uint16_t *__restrict__ B,
                                                  float *__restrict__ C, int M, int N, int K)
 {
+#if TC_SM80
     namespace wm = nvcuda::wmma;
     __shared__ __align__(128) uint16_t As[WM_BM * WM_LDA];
     __shared__ __align__(128) uint16_t Bs[WM_BK * WM_LDB];
@@ -198,6 +214,7 @@ __global__ void __launch_bounds__(256, 1) gemm_wmma(const uint16_t *__restrict__
             }
             __syncwarp(); /* the patch is rewritten by the next fragment */
         }
+#endif
 }
 
 /* ---- kernels 2 and 3: mma.sync with ldmatrix, then with cp.async ---------- */
@@ -223,6 +240,7 @@ __device__ __forceinline__ uint32_t mm_b_off(int k, int chunk)
     return (uint32_t)k * (MM_BN * 2) + tc_swz128(k, chunk) * 16u;
 }
 
+#if TC_SM80
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
@@ -257,6 +275,9 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
+#endif /* TC_SM80 */
+
+#if TC_SM80
 /* One K-step of A (128 x 64) and B (64 x 128) into a stage, through registers:
  * 1024 chunks of 16 bytes each, 4 per thread; a warp's 32 chunks are 4 whole
  * rows of A (or 2 of B): coalesced loads, and conflict-free stores. */
@@ -358,6 +379,8 @@ __device__ __forceinline__ void mm_store(float *__restrict__ C, int M, int N, in
         }
 }
 
+#endif /* TC_SM80 */
+
 /* Step 2: load a stage, barrier, compute, barrier. The loads and the math take
  * turns; only other resident blocks (32 KiB each, several per SM) hide the
  * memory latency. */
@@ -367,6 +390,7 @@ __global__ void __launch_bounds__(MM_THREADS) gemm_mma_ldmatrix(const uint16_t *
                                                                 float *__restrict__ C, int M,
                                                                 int N, int K)
 {
+#if TC_SM80
     __shared__ __align__(128) uint8_t smem[MM_STAGE_BYTES];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int wm_ = warp / 4, wn_ = warp % 4;
@@ -379,6 +403,7 @@ __global__ void __launch_bounds__(MM_THREADS) gemm_mma_ldmatrix(const uint16_t *
         __syncthreads();
     }
     mm_store<VEC>(C, M, N, m0, n0, wm_, wn_, lane, acc);
+#endif
 }
 
 /* Step 3: a ring of MM_STAGES stages. STAGES-1 K-steps are requested before
@@ -395,6 +420,7 @@ __global__ void __launch_bounds__(MM_THREADS, 2) gemm_mma_cpasync(const uint16_t
                                                                   float *__restrict__ C, int M,
                                                                   int N, int K)
 {
+#if TC_SM80
     extern __shared__ __align__(128) uint8_t smem_dyn[];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int wm_ = warp / 4, wn_ = warp % 4;
@@ -406,7 +432,7 @@ __global__ void __launch_bounds__(MM_THREADS, 2) gemm_mma_cpasync(const uint16_t
 #pragma unroll
     for (int s = 0; s < MM_STAGES - 1; s++) {
         if (s < nk) {
-            if (VEC)
+            if constexpr (VEC)
                 mm_load_stage_async(base + s * MM_STAGE_BYTES, A, B, M, N, K, m0, n0, s * MM_BK);
             else
                 mm_load_stage<false>(smem_dyn + s * MM_STAGE_BYTES, A, B, M, N, K, m0, n0, s * MM_BK);
@@ -419,7 +445,7 @@ __global__ void __launch_bounds__(MM_THREADS, 2) gemm_mma_cpasync(const uint16_t
         int next = kt + MM_STAGES - 1;
         if (next < nk) {
             int s = next % MM_STAGES;
-            if (VEC)
+            if constexpr (VEC)
                 mm_load_stage_async(base + s * MM_STAGE_BYTES, A, B, M, N, K, m0, n0, next * MM_BK);
             else
                 mm_load_stage<false>(smem_dyn + s * MM_STAGE_BYTES, A, B, M, N, K, m0, n0, next * MM_BK);
@@ -429,6 +455,7 @@ __global__ void __launch_bounds__(MM_THREADS, 2) gemm_mma_cpasync(const uint16_t
     }
     cp_async_wait<0>(); /* nothing may be in flight when the block exits */
     mm_store<VEC>(C, M, N, m0, n0, wm_, wn_, lane, acc);
+#endif
 }
 
 /* ---- kernels 4 and 5: Hopper, TMA + mbarrier + wgmma ---------------------- */
@@ -1018,6 +1045,7 @@ typedef struct {
     double *h_ref64, *h_S64;
     size_t cap_c;                      /* elements of C the buffers hold */
     int hopper;                        /* the sm_90a kernels can run here */
+    int arch;                          /* __CUDA_ARCH__ of the code that runs (e.g. 900) */
     PFN_cuTensorMapEncodeTiled_v12000 encode;
     gemm_ctx ctx;
     unsigned long long seed;
@@ -1081,11 +1109,16 @@ static void set_problem(gemm_bufs *b, gemm_ctx *x, int M, int N, int K, const ui
     }
 }
 
-/* Can variant v run at (N, K) on this device? */
+/* Can variant v run on this device and build (cuBLAS always; the others
+ * need sm_80 code, the wgmma ones sm_90a and a TMA shape)? */
+static int device_ok(const gemm_bufs *b, const variant *v)
+{
+    return v->is_ref || (v->hopper ? b->hopper : b->arch >= 800);
+}
 static int runnable(const gemm_bufs *b, const variant *v, int N, int K)
 {
     char why[256];
-    return !v->hopper || (b->hopper && tc_tma_shape_ok(N, K, why, sizeof why));
+    return device_ok(b, v) && (!v->hopper || tc_tma_shape_ok(N, K, why, sizeof why));
 }
 
 static void upload_problem(gemm_bufs *b, const problem *p)
@@ -1280,13 +1313,15 @@ int main(int argc, char **argv)
     b.seed = o.seed;
     b.cap_c = (size_t)maxC;
     {
-        int *d_flag, flag = 0;
-        CUDA_CHECK(cudaMalloc(&d_flag, sizeof(int)));
-        probe_sm90a<<<1, 1>>>(d_flag);
+        int *d_probe, probe[2] = {0, 0};
+        CUDA_CHECK(cudaMalloc(&d_probe, sizeof probe));
+        CUDA_CHECK(cudaMemset(d_probe, 0, sizeof probe));
+        probe_arch<<<1, 1>>>(d_probe);
         CHECK_LAUNCH();
-        CUDA_CHECK(cudaMemcpy(&flag, d_flag, sizeof(int), cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaFree(d_flag));
-        b.hopper = flag == 1 && dev.cc_major == 9 && dev.cc_minor == 0;
+        CUDA_CHECK(cudaMemcpy(probe, d_probe, sizeof probe, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaFree(d_probe));
+        b.hopper = probe[0] == 1 && dev.cc_major == 9 && dev.cc_minor == 0;
+        b.arch = probe[1];
     }
     if (b.hopper) {
         void *fn = NULL;
@@ -1394,9 +1429,9 @@ int main(int argc, char **argv)
         rec_int(&r, "m", M);
         rec_int(&r, "n", N);
         rec_int(&r, "k", K);
-        if (var->hopper && !b.hopper) {
+        if (!device_ok(&b, var)) {
             rec_str(&r, "status", "WAIVED");
-            rec_str(&r, "reason", "needs_sm90a");
+            rec_str(&r, "reason", var->hopper ? "needs_sm90a" : "needs_sm80");
             rec_emit(&r);
             continue;
         }
