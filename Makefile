@@ -96,7 +96,7 @@ profile:
 	$(if $(and $(SAMPLE),$(VARIANT)),,$(error usage: make profile SAMPLE=name VARIANT=name [NOTE="what changed"] [ARGS="sample options"]))
 	@python3 tools/profile.py check --sample='$(SAMPLE)'
 	$(MAKE) $(SAMPLE)
-	@PROFILE_NOTE='$(subst ','\'',$(NOTE))' PROFILE_ARGS='$(subst ','\'',$(ARGS))' \
+	@PROFILE_NOTE='$(subst ','\'',$(value NOTE))' PROFILE_ARGS='$(subst ','\'',$(value ARGS))' \
 	    python3 tools/profile.py run --sample='$(SAMPLE)' --variant='$(VARIANT)'
 
 # make profile-diff SAMPLE=name [VARIANT=name]: the notebook's last two rows (of that

@@ -617,6 +617,37 @@ def with_stack(text, stack_of):
     return "\n".join(out) + "\n"
 
 
+class ProfileAll(unittest.TestCase):
+    def test_every_variant_of_the_help_gets_a_row(self):
+        with tempfile.TemporaryDirectory() as d:
+            t, env = Command().tree(d)
+            write(os.path.join(t, "Makefile"), "reduction:\n\t@echo built $@\n")
+            write(os.path.join(env["FAKE_NCU_CSV_DIR"], "reduction_cub_.csv"),
+                  with_stack(read(RED), lambda i: ["reduction", "cub"]))
+            env["OUT"] = os.path.join(d, "out")
+            p = subprocess.run(["bash", "tools/profile_all.sh", "reduction"], cwd=t, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+            self.assertEqual(p.returncode, 0, p.stdout)
+            _, rows = P.read_notebook(os.path.join(t, "0_Test/reduction/NOTEBOOK.md"))
+            self.assertEqual([r["variant"] for r in rows], ["cub", "sequential"])     # from --help, no cpu
+            self.assertEqual(rows[0]["note"], "profile_all.sh: every variant")
+            self.assertRegex(p.stdout, r"profile_all: reduction/sequential took [0-9.]+ s")
+            self.assertTrue(os.path.exists(os.path.join(d, "out/profile/reduction_NOTEBOOK.md")))
+            self.assertTrue(os.path.exists(os.path.join(d, "out/profile/reduction__cub.csv")))
+            # a variant that fails is reported and fails the whole, the others still run
+            os.remove(os.path.join(env["FAKE_NCU_CSV_DIR"], "reduction_cub_.csv"))
+            p = subprocess.run(["bash", "tools/profile_all.sh", "reduction"], cwd=t, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertEqual(len(P.read_notebook(os.path.join(t, "0_Test/reduction/NOTEBOOK.md"))[1]), 3)
+            env["FAKE_NO_GPU"] = "1"
+            p = subprocess.run(["bash", "tools/profile_all.sh"], cwd=t, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+            self.assertEqual(p.returncode, 2, p.stdout)
+            self.assertIn("no CUDA device visible", p.stdout)
+            self.assertNotIn("built", p.stdout)
+
+
 class NvtxCheck(unittest.TestCase):
     """The GPU check's logic, on a fake ncu: the unfiltered run's launches, attributed by their
     NVTX stacks, are the truth each filtered run must match."""

@@ -35,6 +35,7 @@ without .git), PROFILE_TIMEOUT (seconds per ncu run, default 600).
 """
 import csv
 import datetime
+import functools
 import glob
 import hashlib
 import io
@@ -547,6 +548,7 @@ def gpu_names():
     return [l for l in p.stdout.splitlines() if l.startswith("GPU ")]
 
 
+@functools.lru_cache(maxsize=None)
 def gpu_name(index=0):
     try:
         p = subprocess.run(["nvidia-smi", "-i", str(index), "--query-gpu=name", "--format=csv,noheader"],
@@ -585,6 +587,7 @@ def require_gpu_and_ncu():
     return find_ncu()
 
 
+@functools.lru_cache(maxsize=None)
 def ncu_version(ncu):
     try:
         p = subprocess.run([ncu, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -876,9 +879,11 @@ def cmd_run(sample, variant, args, note, out=sys.stdout):
     values = row_values(sample, variant, args, note, cells, gpu_name(device), ncu_version(ncu))
     path = os.path.join(folder, "NOTEBOOK.md")
     append_row(path, sample, metrics, values)
-    out.write("profile: appended to %s (raw CSV %s):\n%s" % (os.path.relpath(path, ROOT),
-                                                              os.path.relpath(csv_path, ROOT),
-                                                              format_row(values)))
+    for c in METRIC_COLUMNS:
+        out.write("  %-15s %s\n" % (c, cells[c]))
+    out.write("profile: appended to %s (raw CSV %s, report %s.ncu-rep for the Nsight Compute GUI)\n"
+              % (os.path.relpath(path, ROOT), os.path.relpath(csv_path, ROOT),
+                 os.path.relpath(csv_path[:-4], ROOT)))
 
 
 # ---- the NVTX filter check (GPU) -------------------------------------------------------------------------
