@@ -275,6 +275,12 @@ def split_runs(launches, runs=RUNS):
     return k
 
 
+def in_range(stack, sample, variant):
+    """The stack is exactly the variant's range inside the sample's (in either order: the
+    check does not depend on whether ncu lists the stack bottom or top first)."""
+    return stack is not None and sorted(stack) == sorted([sample, variant])
+
+
 def check_stacks(launches, sample, variant):
     """Every launch ran inside <sample>/<variant> and nothing else (either order ncu lists
     the stack in). Returns how many launches had a readable stack."""
@@ -283,7 +289,7 @@ def check_stacks(launches, sample, variant):
         if ln.stack is None:
             continue
         read += 1
-        if sorted(ln.stack) != sorted([sample, variant]):
+        if not in_range(ln.stack, sample, variant):
             raise ProfileError("launch %s (%s) ran in NVTX ranges %s, not %s/%s: the filter "
                                "selected a kernel outside the variant"
                                % (ln.ident, short_kernel_name(ln.name), "/".join(ln.stack) or "(none)",
@@ -503,9 +509,6 @@ def append_row(path, sample, metrics, values):
 
 
 # ---- comparing two rows --------------------------------------------------------------------------
-
-NUM_RE = re.compile(r"^(.*?)(-?[0-9][0-9,]*\.?[0-9]*)(%?)(.*)$")
-
 
 def split_number(cell):
     """('text around', number) of a cell such as '13.78', 'long_scoreboard 61.2%', or None."""
@@ -911,8 +914,8 @@ def nvtx_check(sample, args, out=sys.stdout):
     if any(l.stack is None for l in allrun):
         verdict(False, "unreadable NVTX stack cell(s), e.g. launch %s" % next(l.ident for l in allrun if l.stack is None))
         return passed, failed
-    truth = {v: [l.signature() for l in allrun if l.stack == [sample, v]] for v in names}
-    outside = [l for l in allrun if not l.stack or l.stack[0] != sample]
+    truth = {v: [l.signature() for l in allrun if in_range(l.stack, sample, v)] for v in names}
+    outside = [l for l in allrun if sample not in l.stack]
     verdict(len(outside) > 0 and len(allrun) > sum(len(t) for t in truth.values()),
             "unfiltered run: %d launches, %d outside every variant range (checks, setup), %.0f s"
             % (len(allrun), len(outside), secs))
@@ -923,7 +926,7 @@ def nvtx_check(sample, args, out=sys.stdout):
         if not truth[v]:
             verdict(not got, "%s launches no kernel in its range; the filter selected %d" % (v, len(got)))
             continue
-        bad = [l for l in got if l.stack is not None and l.stack != [sample, v]]
+        bad = [l for l in got if l.stack is not None and not in_range(l.stack, sample, v)]
         ok = sigs == truth[v] and not bad and len(got) % RUNS == 0
         kinds = sorted({short_kernel_name(s[0]) for s in sigs})
         verdict(ok, "--nvtx-include \"%s/%s/\" selected %d launches (%s), the variant's range held %d%s (%.0f s)"
@@ -934,7 +937,7 @@ def nvtx_check(sample, args, out=sys.stdout):
     verdict(not got, "a filter naming no range selected %d launches (want 0)" % len(got))
     got, _, _, _, _ = profile_launches(ncu, sample, base, metrics, "%s__nvtx_sample" % sample,
                                        nvtx_include="%s/" % sample)
-    inside = [l.signature() for l in allrun if l.stack and l.stack[0] == sample]
+    inside = [l.signature() for l in allrun if sample in l.stack]
     verdict([l.signature() for l in got] == inside,
             "--nvtx-include \"%s/\" selected %d launches, every variant's together %d"
             % (sample, len(got), len(inside)))
