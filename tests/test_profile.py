@@ -10,6 +10,7 @@ NVTX filter check) on the CPU. Fixtures (tests/fixtures/profile/):
   query_suffix_gh100_ncu2022.3.txt      real `ncu --query-metrics-mode suffix --metrics <bases>
                                          --chips gh100` output (ncu 2022.3, no GPU needed), trimmed
   query_base_stalls_gh100_ncu2022.3.txt real `ncu --query-metrics --chips gh100`, the stall lines
+  captured/<sample>__<variant>.csv      real H200 profiles, when the lead has copied some there
 Run by tests/test_profile.sh; ends with "profile tools: N passed, M failed".
 """
 import io
@@ -145,6 +146,29 @@ class CsvParsing(unittest.TestCase):
         self.assertEqual(P.short_kernel_name("k(int)"), "k")
         self.assertEqual(P.short_kernel_name("sm90_xmma_gemm_f32f32_tn"), "sm90_xmma_gemm_f32f32_tn")
         self.assertEqual(P.short_kernel_name("void f<(int)4>(int)"), "f<(int)4>")
+
+
+class RealCaptures(unittest.TestCase):
+    """Raw CSVs of real profiles (build/profile/<sample>__<variant>.csv from the GPU machine),
+    dropped into tests/fixtures/profile/captured/ under the same names: each must parse with
+    every metric, carry the NVTX stack of its variant on every launch, and summarize to a
+    sane row."""
+
+    def test_every_capture(self):
+        d = os.path.join(FX, "captured")
+        files = sorted(f for f in os.listdir(d) if f.endswith(".csv")) if os.path.isdir(d) else []
+        if not files:
+            self.skipTest("no real capture in tests/fixtures/profile/captured/ yet")
+        for f in files:
+            sample, variant = f[:-4].split("__", 1)
+            launches, has_nvtx = P.launches_from_csv(read(os.path.join(d, f)), METRICS)
+            self.assertTrue(has_nvtx, f)
+            self.assertEqual(P.check_stacks(launches, sample, variant), len(launches), f)
+            cells, nums = P.summarize(launches, METRICS)
+            self.assertGreater(nums["ms/run"], 0, f)
+            for c in ("occupancy %", "DRAM % peak", "L1 hit %", "L2 hit %", "warp eff. %"):
+                self.assertTrue(0 <= nums[c] <= 100.5, (f, c, nums[c]))
+            self.assertTrue(0 < nums["top stall"][1] <= 100.5, f)
 
 
 # ---- one profile's row ---------------------------------------------------------------------------
