@@ -526,6 +526,7 @@ def diff_rows(a, b, cols):
     """Lines comparing two rows: a '*' marks a changed cell; B/A for numbers."""
     width = max(len(c) for c in cols)
     wa = max([len(a.get(c, "")) for c in cols] + [5])
+    wb = max([len(b.get(c, "")) for c in cols] + [5])
     out = []
     for c in cols:
         va, vb = a.get(c, ""), b.get(c, "")
@@ -535,7 +536,7 @@ def diff_rows(a, b, cols):
             na, nb = split_number(va), split_number(vb)
             if na and nb and na[0] == nb[0] and na[1] != 0:
                 ratio = "  x%.3g" % (nb[1] / na[1])
-        out.append(("%s %-*s  %-*s  %s%s" % (mark, width, c, wa, va, vb, ratio)).rstrip())
+        out.append(("%s %-*s  %-*s  %-*s%s" % (mark, width, c, wa, va, wb, vb, ratio)).rstrip())
     return out
 
 
