@@ -608,6 +608,21 @@ class Command(unittest.TestCase):
             self.assertNotIn("--export", calls)
             self.assertFalse(os.path.exists(os.path.join(t, "0_Test/reduction/NOTEBOOK.md")))
 
+    def test_validate_for_a_chip_needs_no_gpu(self):
+        with tempfile.TemporaryDirectory() as d:
+            t, env = self.tree(d)
+            env["FAKE_NO_GPU"] = "1"
+            p = self.run_tool(t, env, "validate", "--chip=gh100")
+            self.assertEqual(p.returncode, 0, p.stdout)
+            self.assertIn("knows all 24 metric names on gh100", p.stdout)
+            calls = [eval(l) for l in read(os.path.join(d, "ncu.log")).splitlines()]
+            self.assertTrue(all(c[-2:] == ["--chips", "gh100"] for c in calls if "--version" not in c))
+            env["FAKE_NCU_SUFFIX"] = os.path.join(d, "empty.txt")
+            write(env["FAKE_NCU_SUFFIX"], "==ERROR== unknown chip\n")
+            p = self.run_tool(t, env, "validate", "--chip=gh100")
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertIn("printed no metric names", p.stdout)
+
     def test_diff_needs_two_rows(self):
         with tempfile.TemporaryDirectory() as d:
             t, env = self.tree(d)

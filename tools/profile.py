@@ -24,7 +24,8 @@ hit rates are those of a cold start, the same for every row.
 Subcommands (all exit 2 with the reason where a GPU or ncu is needed and missing):
   check [--sample S]           no GPU or no ncu: exit 2; an unknown sample: exit 1
   variants S                   the variants a profile accepts (bin/S --help, less cpu)
-  validate [--query-file F]    the metric names against ncu --query-metrics (or F)
+  validate [--query-file F | --chip C]   the metric names against ncu --query-metrics
+                               for this GPU, for chip C (gh100: no GPU needed), or in F
   run --sample S --variant V   profile and append a row (PROFILE_NOTE, PROFILE_ARGS)
   summarize --sample S --variant V CSV   the row a saved raw CSV gives (no GPU)
   diff --sample S [--variant V] the last two rows side by side, changes marked
@@ -739,23 +740,24 @@ def run_query(ncu, args):
     return p.stdout
 
 
-def validate_on_machine(ncu, metrics, device=0, quiet=False):
-    """Check the metric names with this ncu for this GPU, once per ncu version, GPU and
-    metric list (remembered in build/profile/)."""
+def validate_on_machine(ncu, metrics, device=0, quiet=False, chip=None):
+    """Check the metric names with this ncu for this GPU (or for `chip`, e.g. gh100, which
+    needs no GPU), once per ncu version, GPU and metric list (remembered in build/profile/)."""
     names = perfworks(metrics)
-    key = hashlib.sha1(("\n".join(names) + ncu_version(ncu) + gpu_name(device)).encode()).hexdigest()[:16]
+    target = chip or gpu_name(device)
+    key = hashlib.sha1(("\n".join(names) + ncu_version(ncu) + target).encode()).hexdigest()[:16]
     stamp = os.path.join(WORK, "metrics_checked_%s" % key)
     if os.path.exists(stamp):
         return
     bases = sorted({n.split(".")[0] for n in names})
-    suffix = run_query(ncu, ["--query-metrics-mode", "suffix", "--metrics", ",".join(bases),
-                             "--devices", str(device)])
-    base = run_query(ncu, ["--query-metrics", "--devices", str(device)])
+    where = ["--chips", chip] if chip else ["--devices", str(device)]
+    suffix = run_query(ncu, ["--query-metrics-mode", "suffix", "--metrics", ",".join(bases)] + where)
+    base = run_query(ncu, ["--query-metrics"] + where)
     missing, extra = validate_names(metrics, suffix, base)
     if missing:
         raise ProfileError("this ncu (%s) does not know %s on %s: renamed? fix "
                            "tools/profile_metrics.tsv (ncu --query-metrics-mode suffix --metrics "
-                           "<base> lists the names)" % (ncu_version(ncu), ", ".join(missing), gpu_name(device)))
+                           "<base> lists the names)" % (ncu_version(ncu), ", ".join(missing), target))
     if extra and not quiet:
         print("profile: note: ncu knows stall reasons the notebook does not collect: %s"
               % ", ".join(extra))
@@ -979,13 +981,13 @@ def main(argv):
                     raise ProfileError("%s lacks %s" % (qf, ", ".join(missing)))
                 print("profile: all %d metric names are in %s" % (len(perfworks(metrics)), qf))
                 return 0
-            ncu = require_gpu_and_ncu()
-            stamp_dir = WORK
-            for f in glob.glob(os.path.join(stamp_dir, "metrics_checked_*")):
+            chip = opt(rest, "chip")
+            ncu = find_ncu() if chip else require_gpu_and_ncu()
+            for f in glob.glob(os.path.join(WORK, "metrics_checked_*")):
                 os.remove(f)
-            validate_on_machine(ncu, metrics)
+            validate_on_machine(ncu, metrics, chip=chip)
             print("profile: ncu %s knows all %d metric names on %s"
-                  % (ncu_version(ncu), len(perfworks(metrics)), gpu_name()))
+                  % (ncu_version(ncu), len(perfworks(metrics)), chip or gpu_name()))
             return 0
         if cmd == "run":
             sample, variant = opt(rest, "sample"), opt(rest, "variant")
