@@ -895,7 +895,14 @@ def cmd_run(sample, variant, args, note, out=sys.stdout):
 # ---- the NVTX filter check (GPU) -------------------------------------------------------------------------
 
 def nvtx_check(sample, args, out=sys.stdout):
-    """Returns (passed, failed). See the module comment."""
+    """Show on the GPU that --nvtx-include "<sample>/<variant>/" selects exactly the launches
+    made inside that variant's range. The truth comes from one unfiltered run of the whole
+    sample (every variant, the checks, the references; one cheap metric): ncu's NVTX column
+    says in which ranges each launch ran. Then, for each variant, a filtered run of the same
+    whole sample (so every other variant's kernels run too and could leak in) must select
+    the very launches (kernel, grid, block, in order) its range held, nothing else and
+    nothing fewer. Two controls: a filter naming no range selects nothing, and "<sample>/"
+    selects every variant's launches together. Returns (passed, failed)."""
     metrics = [m for m in load_metrics() if m[0] in ("duration", "grid", "block")]
     ncu = require_gpu_and_ncu()
     names = kernel_variants(sample)
