@@ -11,6 +11,9 @@
 #   make compare A=results/x/results.json B=results/y/results.json [THRESHOLD=5]
 #   make charts         roofline and shmoo charts of every results/*/results.json
 #   make mutants        build and run every sample's planted bugs: each must FAIL
+#   make profile SAMPLE=matrixMul VARIANT=smem_tile32 NOTE="tile 16 -> 32" [ARGS=...]
+#                       one variant under Nsight Compute: a row of <sample>/NOTEBOOK.md
+#   make profile-diff SAMPLE=matrixMul [VARIANT=...]   its last two rows side by side
 #   make clean
 #   make SMS="80 90"    choose GPU architectures (default: the local GPU's, else 90)
 #   make dbg=1          device debug build (-G)
@@ -36,7 +39,7 @@ ifneq ($(words $(SAMPLES) $(CASES)),$(words $(sort $(SAMPLES) $(CASES))))
   $(error two sample or case folders share a name: $(SAMPLE_DIRS) $(CASE_DIRS))
 endif
 
-.PHONY: all samples tools run test verify bench mutants compare charts clean list $(SAMPLE_DIRS) $(TOOL_DIRS) $(SAMPLES)
+.PHONY: all samples tools run test verify bench mutants compare charts profile profile-diff clean list $(SAMPLE_DIRS) $(TOOL_DIRS) $(SAMPLES)
 .PHONY: cases list-cases $(CASE_DIRS) $(CASES)
 
 # The README's table of samples is regenerated from the folders on every build.
@@ -107,6 +110,23 @@ mutants:
 compare:
 	$(if $(and $(A),$(B)),,$(error usage: make compare A=results/x/results.json B=results/y/results.json [THRESHOLD=5]))
 	@python3 tools/results.py compare "$(A)" "$(B)" --threshold=$(or $(THRESHOLD),5)
+
+# make profile SAMPLE=name VARIANT=name [NOTE="what changed"] [ARGS="sample options"]:
+# that variant once at benchmark size under ncu (clocks left alone, only its NVTX
+# range profiled), one row appended to the sample's NOTEBOOK.md (tools/profile.py).
+# Exit 2 without a GPU or without ncu, before anything is built.
+profile:
+	$(if $(and $(SAMPLE),$(VARIANT)),,$(error usage: make profile SAMPLE=name VARIANT=name [NOTE="what changed"] [ARGS="sample options"]))
+	@python3 tools/profile.py check --sample='$(SAMPLE)'
+	$(MAKE) $(SAMPLE)
+	@PROFILE_NOTE='$(subst ','\'',$(value NOTE))' PROFILE_ARGS='$(subst ','\'',$(value ARGS))' \
+	    python3 tools/profile.py run --sample='$(SAMPLE)' --variant='$(VARIANT)'
+
+# make profile-diff SAMPLE=name [VARIANT=name]: the notebook's last two rows (of that
+# variant) side by side, changed cells marked, ratios of numbers.
+profile-diff:
+	$(if $(SAMPLE),,$(error usage: make profile-diff SAMPLE=name [VARIANT=name]))
+	@python3 tools/profile.py diff --sample='$(SAMPLE)' $(if $(VARIANT),--variant='$(VARIANT)')
 
 # Roofline and shmoo charts of every results/*/results.json (gnuplot, a Debian
 # package, installed when missing; SKIP_PACKAGES=1 skips).
