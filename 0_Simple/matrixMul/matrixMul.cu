@@ -555,7 +555,8 @@ __global__ void __launch_bounds__((BM / 8) * (BN / 8))
  * of B (64 bytes, broadcast): each shared load is one conflict-free
  * wavefront, where the contiguous 8x8 layout of padded_a made a warp read
  * 16 different float4s 32 bytes apart (512 bytes) per load of B. Kernels 6a
- * to 6c use 64x32 warp tiles (8x8 per lane); kernel 7 also 64x64 (8x16). */
+ * and 6b use 64x32 warp tiles (8x8 per lane); 6c and 7 take the warp tile
+ * as a parameter, 64x32 or 64x64 (8x16 per lane). */
 #define WT_M 64
 #define WT_N 32
 
@@ -798,7 +799,13 @@ struct wt_cfg {
  * kt+STAGES-1 are issued into that stage and the block computes step kt. A
  * group is committed every iteration, even empty, so the count stays exact.
  * WM x WN is the warp tile (64x32 for the cpasync_* steps, 64x64 for
- * cpasync_*_w64x64); MINB blocks per SM bound the registers. */
+ * cpasync_*_w64x64); MINB blocks per SM bound the registers.
+ * cpasync_128x128x8_w64x64_s3 changes only the warp tile: 8x16 outputs per
+ * lane, 128 threads, 204 registers (two blocks per SM: 8 warps instead of
+ * 16). Per k a lane does 128 FMAs for 6 shared loads instead of 64 for 4,
+ * and the tile copies are shared by half as many threads, but this loop's
+ * address arithmetic stays (74% of its instructions are FMAs instead of
+ * 72%) and half as many warps hide the latencies. Predicted: a small gain. */
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MINB>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)
     mm_cpasync(int M, int N, int K, float alpha, const float *__restrict__ A,
