@@ -1,19 +1,22 @@
 /* matrixMul: C = alpha*A*B + beta*C in FP32, climbing from one thread per
- * element to a warp-tiled, double-buffered kernel, every step measured
- * against cuBLAS in the same run.
+ * element to a warp-tiled, pipelined kernel, every step measured against
+ * cuBLAS in the same run.
  *
  * What it teaches: why the thread-to-element mapping decides coalescing; how
  * shared-memory tiling turns K global loads per output into K/TILE, and why it
  * needs two __syncthreads per tile (one after the loads, one after the
- * compute); how register blocking raises the FMAs per shared-memory load; how
- * float4 loads and a transposed, padded tile remove instructions and bank
- * conflicts; and how warp tiling plus double buffering (registers or cp.async)
- * get close to the library. Every kernel takes any M, N, K (row-major), not
- * only multiples of its tile: out-of-range loads read zeros, stores are
+ * compute); how register blocking raises the FMAs per shared-memory load; what
+ * float4 loads, a transposed and a padded tile each buy; how warp tiling,
+ * double buffering (registers or cp.async) and a pipelined main loop with
+ * larger per-thread tiles get close to the library. Each step changes one
+ * thing from the step it names. Every kernel takes any M, N, K (row-major),
+ * not only multiples of its tile: out-of-range loads read zeros, stores are
  * guarded.
  *
  * Build:  make -C 0_Simple/matrixMul            (or `make matrixMul` at the top)
  * Run:    bin/matrixMul                         M = N = K = 4096, all variants
+ *         bin/matrixMul --m=2048 --n=2048 --k=2048      (bench.args: the other
+ *         bin/matrixMul --m=4096 --n=1024 --k=8192       shapes make bench runs)
  *         bin/matrixMul --quick                 tiny shapes, for compute-sanitizer
  *         bin/matrixMul --variant=smem_tile32 --m=2048 --n=1000 --k=333
  * Variants (one table below drives dispatch, --help, checks and timing):
@@ -21,12 +24,18 @@
  *   cublas_tf32          cuBLAS with TF32 tensor cores: context only, looser tolerance
  *   naive                one thread per output, threadIdx.x walks down a column (uncoalesced)
  *   coalesced            the same with threadIdx.x walking along a row
- *   smem_tile16/32       shared-memory tiles of 16x16 / 32x32 (the classic sample)
+ *   smem_tile16/32       shared-memory tiles of 16x16 / 32x32, the classic kernel
+ *   smem_tile32_prefetch the same with the next tile's loads in flight during the FMAs
  *   blocktile_1d         64x64x8 block tile, each thread 8 outputs of one column
  *   blocktile_2d         128x128x8 block tile, each thread an 8x8 block of outputs
- *   vectorized           blocktile_2d with float4 global and shared loads, A transposed and padded
- *   warptile_*           warp tiling (64x32 per warp), register-staged double buffering
+ *   vec_global_loads     blocktile_2d with float4 global loads and stores
+ *   transposed_a         ... with A stored transposed in shared memory
+ *   padded_a             ... with its rows padded (conflict-free stores)
+ *   warp_layout          ... with 64x32 warp tiles (conflict-free shared loads)
+ *   warptile_*           ... with register-staged double buffering
  *   cpasync_*            the same warp tiling fed by a cp.async multi-stage pipeline
+ *   pipe_*               64x64 (or 64x32) warp tiles, a pipelined main loop:
+ *                        unchecked copies inside C, fragments loaded a k ahead
  * The CPU baseline (double accumulation) is reported as variant=cpu.
  *
  * FLOPs counted: 2*M*N*K per GEMM (the beta*C term is not counted).
@@ -142,7 +151,7 @@ __global__ void mm_coalesced(int M, int N, int K, float alpha, const float *__re
     }
 }
 
-/* ---- kernel 3: shared-memory tiles ------------------------------------- */
+/* ---- kernel 3a: shared-memory tiles, the classic form ------------------ */
 
 /* Each block computes a TILE x TILE tile of C. Per step of TILE along K, the
  * block loads one tile of A and one of B into shared memory (each thread one
@@ -154,16 +163,48 @@ __global__ void mm_coalesced(int M, int N, int K, float alpha, const float *__re
  *   (2) after the compute: the next step's stores overwrite the tiles, so
  *       everyone must have finished reading them first. Remove it and a fast
  *       warp overwrites data a slow warp still needs (racecheck reports it).
- * The global loads of the next step are issued right after barrier (1), into
- * two registers, so their latency hides behind this step's TILE FMAs instead
- * of stalling every thread at the top of the loop. Measured on the H200
- * (4096^3, experiments/tile32_ab.cu, 2026-11-29;
- * results/H200/matrixMul_tile32_ab.txt, commit 10393d1): loads at the top of
- * the loop 8.48 TFLOP/s, with this prefetch 9.97. */
+ * This is the kernel of NVIDIA's matrixMul sample and of most textbooks: the
+ * loads sit at the top of the loop, so every thread waits for its two global
+ * loads (hundreds of cycles) before the barrier, with nothing to overlap. */
 template <int TILE>
 __global__ void __launch_bounds__(TILE *TILE)
     mm_smem(int M, int N, int K, float alpha, const float *__restrict__ A,
             const float *__restrict__ B, float beta, float *__restrict__ C)
+{
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * TILE + tx;
+    float acc = 0.f;
+    for (int k0 = 0; k0 < K; k0 += TILE) {
+        As[ty][tx] = (row < M && k0 + tx < K) ? A[(size_t)row * K + k0 + tx] : 0.f;
+        Bs[ty][tx] = (k0 + ty < K && col < N) ? B[(size_t)(k0 + ty) * N + col] : 0.f;
+        __syncthreads(); /* (1) the tiles are complete */
+#pragma unroll
+        for (int k = 0; k < TILE; k++) acc += As[ty][k] * Bs[k][tx];
+        __syncthreads(); /* (2) nobody reads them any more */
+    }
+    if (row < M && col < N) {
+        size_t i = (size_t)row * N + col;
+        C[i] = axpby(acc, alpha, beta, C + i);
+    }
+}
+
+/* ---- kernel 3b: shared-memory tiles with the next loads in flight ------ */
+
+/* One change from 3a: the global loads of the next step are issued right
+ * after barrier (1), into two registers, so their latency hides behind this
+ * step's TILE FMAs instead of stalling every thread at the top of the loop;
+ * the registers are stored to shared memory at the top of the next step.
+ * Predicted: faster by the share of time 3a spends waiting on its loads.
+ * Measured on the H200 (4096^3, experiments/tile32_ab.cu, 2026-11-29), in
+ * results/H200/matrixMul_tile32_ab.txt, commit 10393d1: loads at the top of
+ * the loop (3a) 8.48 TFLOP/s, with this prefetch 9.97. */
+template <int TILE>
+__global__ void __launch_bounds__(TILE *TILE)
+    mm_smem_prefetch(int M, int N, int K, float alpha, const float *__restrict__ A,
+                     const float *__restrict__ B, float beta, float *__restrict__ C)
 {
     __shared__ float As[TILE][TILE];
     __shared__ float Bs[TILE][TILE];
@@ -299,7 +340,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
     }
 }
 
-/* ---- tile loaders shared by kernels 5 and 6 ---------------------------- */
+/* ---- tile loaders shared by kernels 5 to 6b ---------------------------- */
 
 /* A tile: BM rows x BK columns of A as float4s, NT threads, into registers. */
 template <int BM, int BK, int NT>
@@ -315,8 +356,21 @@ __device__ __forceinline__ void load_a_regs(float4 (&ra)[BM * BK / 4 / NT],
     }
 }
 
-/* ... stored transposed, As[k][m] with row length LDA: the compute loop then
- * reads 4 consecutive m for one k as a single float4. */
+/* ... stored as it is, As[m][k] (row length BK): one 16-byte store each. */
+template <int BM, int BK, int NT>
+__device__ __forceinline__ void store_a_smem_rows(const float4 (&ra)[BM * BK / 4 / NT],
+                                                  float *As)
+{
+#pragma unroll
+    for (int i = 0; i < BM * BK / 4 / NT; i++) {
+        int idx = threadIdx.x + i * NT;
+        int r = idx / (BK / 4), kq = (idx % (BK / 4)) * 4;
+        *reinterpret_cast<float4 *>(&As[r * BK + kq]) = ra[i];
+    }
+}
+
+/* ... or stored transposed, As[k][m] with row length LDA: the compute loop
+ * then reads 4 consecutive m for one k as a single float4. */
 template <int BM, int BK, int NT, int LDA>
 __device__ __forceinline__ void store_a_smem(const float4 (&ra)[BM * BK / 4 / NT],
                                              float *As)
@@ -357,23 +411,110 @@ __device__ __forceinline__ void store_b_smem(const float4 (&rb)[BN * BK / 4 / NT
     }
 }
 
-/* ---- kernel 5: vectorized, transposed and padded ----------------------- */
+/* acc += a (column) x b (row): TM*TN FMAs from TM + TN registers. */
+template <int TM, int TN>
+__device__ __forceinline__ void outer_product(float (&acc)[TM][TN], const float (&a)[TM],
+                                              const float (&b)[TN])
+{
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[j];
+}
 
-/* blocktile_2d (128x128x8, 8x8 per thread) with three changes:
- *  - global loads are float4 (a quarter of the load instructions);
- *  - A is stored transposed, As[k][m], so the 8 values of A a thread needs
- *    for one k are contiguous: two float4 shared loads instead of 8 scalar
- *    loads 8 floats apart (which hit the same banks);
- *  - the transposed row is padded by 4 floats (BM + 4) so the transposing
- *    stores of neighbouring threads land in different banks. */
+/* The 8x8 block of C at (row, col): two float4 stores per row. */
+__device__ __forceinline__ void thread_tile_store(float *__restrict__ C, int M, int N, int row,
+                                                  int col, const float (&acc)[8][8],
+                                                  float alpha, float beta, bool vec_ok)
+{
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        store4_axpby(C, M, N, row + i, col,
+                     make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]), alpha, beta, vec_ok);
+        store4_axpby(C, M, N, row + i, col + 4,
+                     make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]), alpha, beta, vec_ok);
+    }
+}
+
+/* ---- kernel 5a: float4 global loads ------------------------------------ */
+
+/* blocktile_2d (128x128x8, 8x8 per thread, the same shared layouts As[m][k]
+ * and Bs[k][n], the same compute loop) with one change: global memory is
+ * read and written in float4s. Each thread loads its share of a tile as one
+ * 16-byte load of A and one of B (blocktile_2d: four scalar loads of each,
+ * every one with its own index arithmetic and bounds test) and stores it to
+ * shared memory with one 16-byte store; C is written as float4s too. The
+ * compute loop was already vectorized by the compiler in blocktile_2d: its
+ * SASS reads shared memory with LDS.128 (the 8 k of a row of As, and 8
+ * consecutive n of Bs, are contiguous and the k loop is unrolled), so what
+ * blocktile_2d wastes is in the loads: its loop body is 899 instructions for
+ * 512 FMAs and 32 shared loads, this one's 612 (static counts, cuobjdump
+ * -sass, nvcc 13.0, sm_90). Predicted: a large gain from the instruction
+ * count alone. */
 template <int BM, int BN, int BK>
 __global__ void __launch_bounds__((BM / 8) * (BN / 8))
-    mm_vectorized(int M, int N, int K, float alpha, const float *__restrict__ A,
+    mm_vec_global(int M, int N, int K, float alpha, const float *__restrict__ A,
                   const float *__restrict__ B, float beta, float *__restrict__ C)
 {
     constexpr int NT = (BM / 8) * (BN / 8);
-    constexpr int LDA = BM + 4, LDB = BN;
     static_assert(BM * BK % (4 * NT) == 0 && BN * BK % (4 * NT) == 0, "tile loads");
+    __shared__ __align__(16) float As[BM * BK]; /* As[m][k], as in blocktile_2d */
+    __shared__ __align__(16) float Bs[BK * BN];
+    const int t = threadIdx.x;
+    const int tcol = t % (BN / 8), trow = t / (BN / 8);
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const bool a_vec = (K % 4) == 0, b_vec = (N % 4) == 0;
+    float acc[8][8] = {};
+    float4 ga[BM * BK / 4 / NT], gb[BN * BK / 4 / NT];
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        load_a_regs<BM, BK, NT>(ga, A, M, K, row0, k0, a_vec);
+        load_b_regs<BN, BK, NT>(gb, B, K, N, k0, col0, b_vec);
+        store_a_smem_rows<BM, BK, NT>(ga, As);
+        store_b_smem<BN, BK, NT, BN>(gb, Bs);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < BK; k++) {
+            float a[8], b[8];
+#pragma unroll
+            for (int i = 0; i < 8; i++) a[i] = As[(trow * 8 + i) * BK + k];
+#pragma unroll
+            for (int j = 0; j < 8; j++) b[j] = Bs[k * BN + tcol * 8 + j];
+            outer_product<8, 8>(acc, a, b);
+        }
+        __syncthreads();
+    }
+    thread_tile_store(C, M, N, row0 + trow * 8, col0 + tcol * 8, acc, alpha, beta, b_vec);
+}
+
+/* ---- kernel 5b: A transposed in shared memory (then padded) ------------ */
+
+/* vec_global_loads with A stored transposed, As[k][m], so the 8 values of A
+ * a thread needs for one k are contiguous: two float4 shared loads per k.
+ * The loads from global memory are unchanged; the store to shared memory
+ * becomes four 4-byte stores (a float4 of 4 consecutive k lands in 4
+ * different rows of As). Used twice, one change each:
+ *  - transposed_a (PAD = 0): rows of BM = 128 floats. The shared loads were
+ *    already 16 bytes wide (see 5a) and their count does not change; what
+ *    changes is how long their values live. From As[m][k] the unrolled loop
+ *    loads all 8 k of a thread's 8 rows at once (64 registers held through
+ *    the K-step); from As[k][m] it needs the 8 values of one k at a time:
+ *    109 registers instead of 130 (ptxas_table.sh), so two 256-thread blocks
+ *    fit on an SM instead of one (16 warps instead of 8 to hide latency).
+ *    The transposing stores cost 3 more instructions per thread per K-step,
+ *    and two threads (the two float4s of one row of A) hit the same bank.
+ *    Predicted: a gain, from the occupancy.
+ *  - padded_a (PAD = 4): rows of BM + 4 floats shift each k-row by 4 banks,
+ *    so those stores are conflict-free. Predicted: a few percent at most.
+ * (padded_a is the kernel that was called `vectorized`.) */
+template <int BM, int BN, int BK, int PAD>
+__global__ void __launch_bounds__((BM / 8) * (BN / 8))
+    mm_transposed(int M, int N, int K, float alpha, const float *__restrict__ A,
+                  const float *__restrict__ B, float beta, float *__restrict__ C)
+{
+    constexpr int NT = (BM / 8) * (BN / 8);
+    constexpr int LDA = BM + PAD, LDB = BN;
+    static_assert(BM * BK % (4 * NT) == 0 && BN * BK % (4 * NT) == 0, "tile loads");
+    static_assert(PAD % 4 == 0, "rows stay 16-byte aligned for the float4 loads");
     __shared__ __align__(16) float As[BK * LDA];
     __shared__ __align__(16) float Bs[BK * LDB];
     const int t = threadIdx.x;
@@ -396,65 +537,76 @@ __global__ void __launch_bounds__((BM / 8) * (BN / 8))
             float4 b1 = *reinterpret_cast<const float4 *>(&Bs[k * LDB + tcol * 8 + 4]);
             const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
             const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int j = 0; j < 8; j++) acc[i][j] += a[i] * b[j];
+            outer_product<8, 8>(acc, a, b);
         }
         __syncthreads();
     }
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-        int row = row0 + trow * 8 + i;
-        int col = col0 + tcol * 8;
-        store4_axpby(C, M, N, row, col,
-                     make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]), alpha, beta, b_vec);
-        store4_axpby(C, M, N, row, col + 4,
-                     make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]), alpha, beta, b_vec);
-    }
+    thread_tile_store(C, M, N, row0 + trow * 8, col0 + tcol * 8, acc, alpha, beta, b_vec);
 }
 
 /* ---- kernel 6: warp tiling --------------------------------------------- */
 
-/* The block tile is split into 64x32 warp tiles. Inside a warp, lane
- * (ly = lane / 4, lx = lane % 4) owns an 8x8 block of outputs made of 2x2
- * sub-blocks of 4x4: rows  wm*64 + i*32 + ly*4 + (0..3), i = 0, 1
- *                   cols  wn*32 + j*16 + lx*4 + (0..3), j = 0, 1.
+/* The block tile is split into WM x WN warp tiles. Inside a warp, lane
+ * (ly = lane / 4, lx = lane % 4) owns a block of outputs made of 4x4
+ * sub-blocks, SUB_M = WM / 32 of them down and SUB_N = WN / 16 across:
+ *   rows  wm*WM + i*32 + ly*4 + (0..3),  i < SUB_M
+ *   cols  wn*WN + j*16 + lx*4 + (0..3),  j < SUB_N.
  * For one k the warp then reads 8 consecutive float4s of A (128 bytes) and 4
  * of B (64 bytes, broadcast): each shared load is one conflict-free
- * wavefront, where the contiguous 8x8 layout of `vectorized` made a warp
- * read 512 bytes per float4 load of B. */
+ * wavefront, where the contiguous 8x8 layout of padded_a made a warp read
+ * 16 different float4s 32 bytes apart (512 bytes) per load of B. Kernels 6a
+ * and 6b use 64x32 warp tiles (8x8 per lane); 6c and 7 take the warp tile
+ * as a parameter, 64x32 or 64x64 (8x16 per lane). */
 #define WT_M 64
 #define WT_N 32
 
-template <int BK, int LDA, int LDB>
-__device__ __forceinline__ void warp_tile_compute(const float *As, const float *Bs, int am,
-                                                  int bn, float (&acc)[8][8])
+/* A lane's fragments for one k: SUB_M float4s of A, SUB_N of B. */
+template <int LDA, int LDB, int SUB_M, int SUB_N>
+__device__ __forceinline__ void load_fragments(const float *As, const float *Bs, int k, int am,
+                                               int bn, float (&a)[SUB_M * 4],
+                                               float (&b)[SUB_N * 4])
 {
 #pragma unroll
-    for (int k = 0; k < BK; k++) {
-        float4 a0 = *reinterpret_cast<const float4 *>(&As[k * LDA + am]);
-        float4 a1 = *reinterpret_cast<const float4 *>(&As[k * LDA + am + 32]);
-        float4 b0 = *reinterpret_cast<const float4 *>(&Bs[k * LDB + bn]);
-        float4 b1 = *reinterpret_cast<const float4 *>(&Bs[k * LDB + bn + 16]);
-        const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-        const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+    for (int i = 0; i < SUB_M; i++) {
+        float4 v = *reinterpret_cast<const float4 *>(&As[k * LDA + am + i * 32]);
+        a[4 * i + 0] = v.x;
+        a[4 * i + 1] = v.y;
+        a[4 * i + 2] = v.z;
+        a[4 * i + 3] = v.w;
+    }
 #pragma unroll
-        for (int i = 0; i < 8; i++)
-#pragma unroll
-            for (int j = 0; j < 8; j++) acc[i][j] += a[i] * b[j];
+    for (int j = 0; j < SUB_N; j++) {
+        float4 v = *reinterpret_cast<const float4 *>(&Bs[k * LDB + bn + j * 16]);
+        b[4 * j + 0] = v.x;
+        b[4 * j + 1] = v.y;
+        b[4 * j + 2] = v.z;
+        b[4 * j + 3] = v.w;
     }
 }
 
+template <int BK, int LDA, int LDB, int SUB_M, int SUB_N>
+__device__ __forceinline__ void warp_tile_compute(const float *As, const float *Bs, int am,
+                                                  int bn,
+                                                  float (&acc)[SUB_M * 4][SUB_N * 4])
+{
+#pragma unroll
+    for (int k = 0; k < BK; k++) {
+        float a[SUB_M * 4], b[SUB_N * 4];
+        load_fragments<LDA, LDB, SUB_M, SUB_N>(As, Bs, k, am, bn, a, b);
+        outer_product<SUB_M * 4, SUB_N * 4>(acc, a, b);
+    }
+}
+
+template <int SUB_M, int SUB_N>
 __device__ __forceinline__ void warp_tile_store(float *__restrict__ C, int M, int N, int row,
-                                                int col, const float (&acc)[8][8],
+                                                int col, const float (&acc)[SUB_M * 4][SUB_N * 4],
                                                 float alpha, float beta, bool vec_ok)
 {
 #pragma unroll
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < SUB_M * 4; i++) {
         int r = row + (i / 4) * 32 + (i % 4);
 #pragma unroll
-        for (int j = 0; j < 2; j++)
+        for (int j = 0; j < SUB_N; j++)
             store4_axpby(C, M, N, r, col + j * 16,
                          make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2],
                                      acc[i][4 * j + 3]),
@@ -462,7 +614,45 @@ __device__ __forceinline__ void warp_tile_store(float *__restrict__ C, int M, in
     }
 }
 
-/* 6a: warp tiling with register-staged double buffering. Two copies of each
+/* 6a: padded_a with one change: which outputs a lane owns (64x32 warp
+ * tiles, above, instead of a contiguous 8x8 block). Same loads, same
+ * single-buffered loop with two barriers. Predicted: each load of B goes
+ * from 4 wavefronts to 1. In a model where an SM's shared memory serves one
+ * 128-byte wavefront per cycle to its 4 schedulers, padded_a needs 10
+ * wavefronts per warp per k (2 for A, 8 for B) against 64 FMA cycles, so
+ * shared memory is busy ~62% of the time at full FMA rate; 6a needs 4
+ * (~25%). A clear gain where that pipe was a bottleneck. */
+template <int BM, int BN, int BK>
+__global__ void __launch_bounds__((BM / WT_M) * (BN / WT_N) * 32)
+    mm_warp_layout(int M, int N, int K, float alpha, const float *__restrict__ A,
+                   const float *__restrict__ B, float beta, float *__restrict__ C)
+{
+    constexpr int NT = (BM / WT_M) * (BN / WT_N) * 32;
+    constexpr int LDA = BM + 4, LDB = BN;
+    static_assert(BM % WT_M == 0 && BN % WT_N == 0, "block tile is whole warp tiles");
+    static_assert(BM * BK % (4 * NT) == 0 && BN * BK % (4 * NT) == 0, "tile loads");
+    __shared__ __align__(16) float As[BK * LDA];
+    __shared__ __align__(16) float Bs[BK * LDB];
+    const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+    const int wm = warp / (BN / WT_N), wn = warp % (BN / WT_N);
+    const int am = wm * WT_M + (lane / 4) * 4, bn = wn * WT_N + (lane % 4) * 4;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const bool a_vec = (K % 4) == 0, b_vec = (N % 4) == 0;
+    float acc[8][8] = {};
+    float4 ra[BM * BK / 4 / NT], rb[BN * BK / 4 / NT];
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        load_a_regs<BM, BK, NT>(ra, A, M, K, row0, k0, a_vec);
+        load_b_regs<BN, BK, NT>(rb, B, K, N, k0, col0, b_vec);
+        store_a_smem<BM, BK, NT, LDA>(ra, As);
+        store_b_smem<BN, BK, NT, LDB>(rb, Bs);
+        __syncthreads();
+        warp_tile_compute<BK, LDA, LDB, 2, 2>(As, Bs, am, bn, acc);
+        __syncthreads();
+    }
+    warp_tile_store<2, 2>(C, M, N, row0 + am, col0 + bn, acc, alpha, beta, b_vec);
+}
+
+/* 6b: warp tiling with register-staged double buffering. Two copies of each
  * shared tile: while the block computes on one, the next K-step's float4
  * global loads are already in flight into registers, and are stored to the
  * other copy after the compute. One barrier per K-step is enough: the
@@ -503,17 +693,17 @@ __global__ void __launch_bounds__((BM / WT_M) * (BN / WT_N) * 32, MINB)
             load_a_regs<BM, BK, NT>(ra, A, M, K, row0, (kt + 1) * BK, a_vec);
             load_b_regs<BN, BK, NT>(rb, B, K, N, (kt + 1) * BK, col0, b_vec);
         }
-        warp_tile_compute<BK, LDA, LDB>(As[cur], Bs[cur], am, bn, acc);
+        warp_tile_compute<BK, LDA, LDB, 2, 2>(As[cur], Bs[cur], am, bn, acc);
         if (more) {
             store_a_smem<BM, BK, NT, LDA>(ra, As[cur ^ 1]);
             store_b_smem<BN, BK, NT, LDB>(rb, Bs[cur ^ 1]);
         }
         __syncthreads();
     }
-    warp_tile_store(C, M, N, row0 + am, col0 + bn, acc, alpha, beta, b_vec);
+    warp_tile_store<2, 2>(C, M, N, row0 + am, col0 + bn, acc, alpha, beta, b_vec);
 }
 
-/* 6b: the same warp tiling fed by cp.async (sm_80+): global -> shared copies
+/* 6c: the same warp tiling fed by cp.async (sm_80+): global -> shared copies
  * that bypass registers, STAGES K-steps in flight. B goes in 16-byte copies
  * (zero-filled past the edge through the src-size operand); A is copied
  * element by element (4 bytes) into its transposed place, because cp.async
@@ -589,10 +779,15 @@ __device__ __forceinline__ void cp_async_tile(float *As, float *Bs, const float 
     }
 }
 
-template <int BM, int BN, int BK, int STAGES>
-struct cpasync_cfg {
-    static constexpr int NT = (BM / WT_M) * (BN / WT_N) * 32;
+/* Sizes of a warp-tiled kernel with a STAGES-deep shared-memory pipeline
+ * (kernels 6c and 7): threads, sub-blocks per lane, stage layout. */
+template <int BM, int BN, int BK, int WM, int WN, int STAGES>
+struct wt_cfg {
+    static constexpr int WARPS_N = BN / WN;
+    static constexpr int NT = (BM / WM) * WARPS_N * 32;
+    static constexpr int SUB_M = WM / 32, SUB_N = WN / 16;
     static constexpr int LDA = BM + 4, LDB = BN;
+    static constexpr int A_FLOATS = BK * LDA; /* a stage: As[BK][LDA], then Bs[BK][LDB] */
     static constexpr int STAGE_FLOATS = BK * LDA + BK * LDB;
     static constexpr size_t SMEM_BYTES = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
 };
@@ -602,32 +797,41 @@ struct cpasync_cfg {
  * landed), the barrier makes every thread's copies visible and guarantees
  * that step kt-1's stage is no longer being read, then the copies of step
  * kt+STAGES-1 are issued into that stage and the block computes step kt. A
- * group is committed every iteration, even empty, so the count stays exact. */
-template <int BM, int BN, int BK, int STAGES>
-__global__ void __launch_bounds__((BM / WT_M) * (BN / WT_N) * 32,
-                                  512 / ((BM / WT_M) * (BN / WT_N) * 32))
+ * group is committed every iteration, even empty, so the count stays exact.
+ * WM x WN is the warp tile (64x32 for the cpasync_* steps, 64x64 for
+ * cpasync_*_w64x64); MINB blocks per SM bound the registers.
+ * cpasync_128x128x8_w64x64_s3 changes only the warp tile: 8x16 outputs per
+ * lane, 128 threads, 204 registers (two blocks per SM: 8 warps instead of
+ * 16). Per k a lane does 128 FMAs for 6 shared loads instead of 64 for 4,
+ * and the tile copies are shared by half as many threads, but this loop's
+ * address arithmetic stays (74% of its instructions are FMAs instead of
+ * 72%) and half as many warps hide the latencies. Predicted: a small gain. */
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MINB>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)
     mm_cpasync(int M, int N, int K, float alpha, const float *__restrict__ A,
                const float *__restrict__ B, float beta, float *__restrict__ C)
 {
-    typedef cpasync_cfg<BM, BN, BK, STAGES> cfg;
+    typedef wt_cfg<BM, BN, BK, WM, WN, STAGES> cfg;
     constexpr int NT = cfg::NT, LDA = cfg::LDA, LDB = cfg::LDB;
+    constexpr int SUB_M = cfg::SUB_M, SUB_N = cfg::SUB_N;
     static_assert(STAGES >= 2, "at least double buffering");
-    static_assert(BM % WT_M == 0 && BN % WT_N == 0, "block tile is whole warp tiles");
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % 32 == 0 && WN % 16 == 0,
+                  "block tile is whole warp tiles, warp tile is whole 4x4 sub-blocks");
     static_assert(BM * BK % NT == 0 && BN * BK % (4 * NT) == 0, "tile loads");
     extern __shared__ __align__(16) float smem[];
     const int t = threadIdx.x, warp = t / 32, lane = t % 32;
-    const int wm = warp / (BN / WT_N), wn = warp % (BN / WT_N);
-    const int am = wm * WT_M + (lane / 4) * 4, bn = wn * WT_N + (lane % 4) * 4;
+    const int wm = warp / cfg::WARPS_N, wn = warp % cfg::WARPS_N;
+    const int am = wm * WM + (lane / 4) * 4, bn = wn * WN + (lane % 4) * 4;
     const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     const bool b_vec = (N % 4) == 0;
     const int ntiles = CEIL_DIV(K, BK);
-    float acc[8][8] = {};
+    float acc[SUB_M * 4][SUB_N * 4] = {};
 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < ntiles) {
             float *st = smem + s * cfg::STAGE_FLOATS;
-            cp_async_tile<BM, BN, BK, NT, LDA, LDB>(st, st + BK * LDA, A, B, M, N, K, row0,
+            cp_async_tile<BM, BN, BK, NT, LDA, LDB>(st, st + cfg::A_FLOATS, A, B, M, N, K, row0,
                                                     col0, s * BK, b_vec);
         }
         cp_async_commit();
@@ -638,15 +842,213 @@ __global__ void __launch_bounds__((BM / WT_M) * (BN / WT_N) * 32,
         int next = kt + STAGES - 1;
         if (next < ntiles) {
             float *st = smem + (next % STAGES) * cfg::STAGE_FLOATS;
-            cp_async_tile<BM, BN, BK, NT, LDA, LDB>(st, st + BK * LDA, A, B, M, N, K, row0,
+            cp_async_tile<BM, BN, BK, NT, LDA, LDB>(st, st + cfg::A_FLOATS, A, B, M, N, K, row0,
                                                     col0, next * BK, b_vec);
         }
         cp_async_commit();
         const float *st = smem + (kt % STAGES) * cfg::STAGE_FLOATS;
-        warp_tile_compute<BK, LDA, LDB>(st, st + BK * LDA, am, bn, acc);
+        warp_tile_compute<BK, LDA, LDB, SUB_M, SUB_N>(st, st + cfg::A_FLOATS, am, bn, acc);
     }
     cp_async_wait<0>(); /* nothing may be in flight when the block exits */
-    warp_tile_store(C, M, N, row0 + am, col0 + bn, acc, alpha, beta, b_vec);
+    warp_tile_store<SUB_M, SUB_N>(C, M, N, row0 + am, col0 + bn, acc, alpha, beta, b_vec);
+}
+
+/* ---- kernel 7: a pipelined main loop ----------------------------------- */
+
+/* What the cpasync_* loop still spends outside the FMAs, read from its SASS
+ * (cpasync_128x128x16_s3: 1409 instructions per K-step for 1024 FMAs, a
+ * static count: cuobjdump -sass, nvcc 13.0, sm_90), and what kernel 7 does
+ * about each:
+ *  - bounds: every copy tests its row, column and k against M, N and K and
+ *    computes its own 64-bit address (about 15 instructions per copy). A
+ *    block whose tile lies wholly inside C (all but the last row and column
+ *    of blocks) and whose N % 4 == 0 needs no test at all except in the last
+ *    K-step when K % BK != 0: such blocks copy through an unchecked path,
+ *    the others (and that last K-step) through the checked one; the choice
+ *    is uniform across the block, so it costs one branch per K-step.
+ *  - the wait at the top of each K-step: the barrier comes right before the
+ *    first shared loads of the step, so every warp stalls on their latency.
+ *    Kernel 7 loads the fragments of k+1 while it does the FMAs of k, and
+ *    puts the wait and barrier inside the last k of a step, before the FMAs
+ *    of that k: the first fragments of the next step are in flight while
+ *    those FMAs issue.
+ *  - the copies of A: four rows by eight consecutive k per warp instruction
+ *    (one 32-byte sector per row), which with rows of BM + 4 floats puts a
+ *    warp's 32 transposing stores in 32 different banks at any BK (6c takes
+ *    two rows by 16 k at BK=16: k and k+8 share a bank, 2-way conflicts).
+ * With 64x64 warp tiles (8x16 outputs per lane, 128 threads for 128x128)
+ * every k costs 6 shared loads for 128 FMAs (8x8: 4 for 64), and the block
+ * tile loads are shared by half as many threads. An H200 scheduler issues
+ * one instruction per cycle and does one warp-wide FMA per cycle, so every
+ * other instruction takes an FMA's slot: in an interior block, kernel 7's
+ * K-step (128x128x8, 64x64) is about 1140 instructions for 1024 FMAs (90%),
+ * cpasync_128x128x8_w64x64_s3's 1390 (74%), static counts again. Two
+ * 128-thread blocks fit per SM at up to 255 registers (ptxas_table.sh: no
+ * spills). Predicted: the best pipe_* variants within ~10% of cuBLAS (76.8%
+ * of the FP32 peak in results/H200/stale/matrixMul.txt, commit 1c69e09).
+ * GROUP_M > 1 orders the blocks in bands of GROUP_M tile rows (mm_tile_of,
+ * mm_host.h) so that blocks running at the same time share panels of A and
+ * B in the L2; predicted: little at these sizes (a wave of 264 blocks at
+ * 4096^3 already covers 8 whole tile rows), the variant is there to show it. */
+
+/* The copies of one K-step into one stage. A: chunk c (a warp instruction)
+ * is 4 rows x 8 consecutive k, one 32-byte sector per row; thread t copies
+ * chunks warp, warp + NW, ... which lie ROWS_APART rows apart in the same 8
+ * k. Stores: the 32 lanes write As[k][r] for 8 k x 4 r, banks (4k + r) % 32
+ * (LDA % 32 == 4): all different. B: float4s along rows, as in 6c. */
+template <int BM, int BN, int BK, int NT>
+struct pipe_copy_map {
+    static constexpr int NW = NT / 32, KO = BK / 8;
+    static constexpr int ROWS_APART = 4 * NW / KO, B_ROWS_APART = NT / (BN / 4);
+    static_assert(NW % KO == 0 && NT % (BN / 4) == 0, "a thread's copies lie a fixed stride apart");
+};
+
+/* Every element exists and N % 4 == 0: one address is computed, the others
+ * are a fixed stride away (no tests, no multiplies). */
+template <int BM, int BN, int BK, int NT, int LDA, int LDB>
+__device__ __forceinline__ void pipe_copy_fast(float *As, float *Bs, const float *__restrict__ A,
+                                               const float *__restrict__ B, int N, int K,
+                                               int row0, int col0, int k0)
+{
+    typedef pipe_copy_map<BM, BN, BK, NT> map;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int ra = (warp / map::KO) * 4 + lane / 8, ka = (warp % map::KO) * 8 + lane % 8;
+    const int rb = threadIdx.x / (BN / 4), nq = (threadIdx.x % (BN / 4)) * 4;
+    const float *a = A + (size_t)(row0 + ra) * K + (k0 + ka);
+    const size_t a_step = (size_t)map::ROWS_APART * K;
+#pragma unroll
+    for (int i = 0; i < BM * BK / NT; i++, a += a_step)
+        cp_async4(&As[ka * LDA + ra + i * map::ROWS_APART], a, true);
+    const float *b = B + (size_t)(k0 + rb) * N + (col0 + nq);
+    const size_t b_step = (size_t)map::B_ROWS_APART * N;
+#pragma unroll
+    for (int i = 0; i < BN * BK / 4 / NT; i++, b += b_step)
+        cp_async16(&Bs[(rb + i * map::B_ROWS_APART) * LDB + nq], b, true);
+}
+
+/* The same copies with each element tested and zero-filled when outside. */
+template <int BM, int BN, int BK, int NT, int LDA, int LDB>
+__device__ __forceinline__ void pipe_copy_checked(float *As, float *Bs,
+                                                  const float *__restrict__ A,
+                                                  const float *__restrict__ B, int M, int N,
+                                                  int K, int row0, int col0, int k0, bool b_vec)
+{
+    typedef pipe_copy_map<BM, BN, BK, NT> map;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int ra = (warp / map::KO) * 4 + lane / 8, ka = (warp % map::KO) * 8 + lane % 8;
+    const int rb = threadIdx.x / (BN / 4), nq = (threadIdx.x % (BN / 4)) * 4;
+#pragma unroll
+    for (int i = 0; i < BM * BK / NT; i++) {
+        const int r = ra + i * map::ROWS_APART;
+        const bool ok = row0 + r < M && k0 + ka < K;
+        cp_async4(&As[ka * LDA + r], ok ? A + (size_t)(row0 + r) * K + k0 + ka : A, ok);
+    }
+#pragma unroll
+    for (int i = 0; i < BN * BK / 4 / NT; i++) {
+        const int r = rb + i * map::B_ROWS_APART;
+        const int kr = k0 + r, n = col0 + nq;
+        if (b_vec) { /* N % 4 == 0: a float4 is all in range or all out */
+            const bool ok = kr < K && n < N;
+            cp_async16(&Bs[r * LDB + nq], ok ? B + (size_t)kr * N + n : B, ok);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const bool ok = kr < K && n + e < N;
+                cp_async4(&Bs[r * LDB + nq + e], ok ? B + (size_t)kr * N + n + e : B, ok);
+            }
+        }
+    }
+}
+
+/* K-step `tile` into one stage, through the unchecked path where it may. */
+template <int BM, int BN, int BK, int NT, int LDA, int LDB>
+__device__ __forceinline__ void pipe_issue(float *stage, const float *__restrict__ A,
+                                           const float *__restrict__ B, int M, int N, int K,
+                                           int row0, int col0, int tile, int nfull,
+                                           bool interior, bool b_vec)
+{
+    float *As = stage, *Bs = stage + BK * LDA;
+    if (interior && tile < nfull)
+        pipe_copy_fast<BM, BN, BK, NT, LDA, LDB>(As, Bs, A, B, N, K, row0, col0, tile * BK);
+    else
+        pipe_copy_checked<BM, BN, BK, NT, LDA, LDB>(As, Bs, A, B, M, N, K, row0, col0,
+                                                    tile * BK, b_vec);
+}
+
+/* The loop, for K-step kt (stage kt % STAGES):
+ *   issue the copies of step kt+STAGES-1 into the stage step kt-1 used
+ *     (every thread finished reading it before the barrier that ended kt-1);
+ *   for k < BK: load the fragments of k+1 (two register sets, fa/fb[k & 1]
+ *     and [(k+1) & 1]), then the FMAs of k; at k = BK-1, first wait for
+ *     step kt+1's copies (at most STAGES-2 groups pending: groups are
+ *     committed once per step, even empty) and the barrier, then load the
+ *     fragments of step kt+1, k = 0, then the FMAs of k = BK-1.
+ * One barrier per K-step. */
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MINB, int GROUP_M>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)
+    mm_pipelined(int M, int N, int K, float alpha, const float *__restrict__ A,
+                 const float *__restrict__ B, float beta, float *__restrict__ C)
+{
+    typedef wt_cfg<BM, BN, BK, WM, WN, STAGES> cfg;
+    constexpr int NT = cfg::NT, LDA = cfg::LDA, LDB = cfg::LDB;
+    constexpr int SUB_M = cfg::SUB_M, SUB_N = cfg::SUB_N, TM = SUB_M * 4, TN = SUB_N * 4;
+    static_assert(STAGES >= 2, "at least double buffering");
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % 32 == 0 && WN % 16 == 0,
+                  "block tile is whole warp tiles, warp tile is whole 4x4 sub-blocks");
+    static_assert(BK % 8 == 0 && BM % 32 == 0 && BM * BK % NT == 0 && BN * BK % (4 * NT) == 0,
+                  "A copies in chunks of 4 rows x 8 k, B copies in float4s; LDA % 32 == 4");
+    extern __shared__ __align__(16) float smem[];
+    const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+    const int wm = warp / cfg::WARPS_N, wn = warp % cfg::WARPS_N;
+    const int am = wm * WM + (lane / 4) * 4, bn = wn * WN + (lane % 4) * 4;
+    int tile_m, tile_n;
+    mm_tile_of(blockIdx.x, CEIL_DIV(M, BM), CEIL_DIV(N, BN), GROUP_M, &tile_m, &tile_n);
+    const int row0 = tile_m * BM, col0 = tile_n * BN;
+    const bool b_vec = (N % 4) == 0;
+    const bool interior = b_vec && row0 + BM <= M && col0 + BN <= N;
+    const int ntiles = CEIL_DIV(K, BK), nfull = K / BK;
+    float acc[TM][TN] = {};
+    float fa[2][TM], fb[2][TN];
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < ntiles)
+            pipe_issue<BM, BN, BK, NT, LDA, LDB>(smem + s * cfg::STAGE_FLOATS, A, B, M, N, K,
+                                                 row0, col0, s, nfull, interior, b_vec);
+        cp_async_commit();
+    }
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    load_fragments<LDA, LDB, SUB_M, SUB_N>(smem, smem + cfg::A_FLOATS, 0, am, bn, fa[0], fb[0]);
+    int rd = 0, wr = STAGES - 1; /* stage being read, stage being written */
+    for (int kt = 0; kt < ntiles; kt++) {
+        if (kt + STAGES - 1 < ntiles)
+            pipe_issue<BM, BN, BK, NT, LDA, LDB>(smem + wr * cfg::STAGE_FLOATS, A, B, M, N, K,
+                                                 row0, col0, kt + STAGES - 1, nfull, interior,
+                                                 b_vec);
+        cp_async_commit();
+        const float *st = smem + rd * cfg::STAGE_FLOATS;
+        rd = rd + 1 == STAGES ? 0 : rd + 1;
+        wr = wr + 1 == STAGES ? 0 : wr + 1;
+        const float *st_next = smem + rd * cfg::STAGE_FLOATS;
+#pragma unroll
+        for (int k = 0; k < BK; k++) {
+            if (k < BK - 1) {
+                load_fragments<LDA, LDB, SUB_M, SUB_N>(st, st + cfg::A_FLOATS, k + 1, am, bn,
+                                                       fa[(k + 1) & 1], fb[(k + 1) & 1]);
+            } else {
+                cp_async_wait<STAGES - 2>(); /* step kt+1 has landed (this thread's copies) */
+                __syncthreads();             /* ... everyone's, and stage kt is read out */
+                if (kt + 1 < ntiles)
+                    load_fragments<LDA, LDB, SUB_M, SUB_N>(st_next, st_next + cfg::A_FLOATS, 0,
+                                                           am, bn, fa[(k + 1) & 1],
+                                                           fb[(k + 1) & 1]);
+            }
+            outer_product<TM, TN>(acc, fa[k & 1], fb[k & 1]);
+        }
+    }
+    cp_async_wait<0>(); /* only empty groups can be pending here, but leave none */
+    warp_tile_store<SUB_M, SUB_N>(C, M, N, row0 + am, col0 + bn, acc, alpha, beta, b_vec);
 }
 
 /* ---- launchers --------------------------------------------------------- */
@@ -695,6 +1097,16 @@ static void run_smem(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
+template <int TILE>
+static void run_smem_prefetch(void *p, cudaStream_t s)
+{
+    mm_ctx *x = (mm_ctx *)p;
+    dim3 block(TILE, TILE), grid(CEIL_DIV(x->N, TILE), CEIL_DIV(x->M, TILE));
+    mm_smem_prefetch<TILE><<<grid, block, 0, s>>>(x->M, x->N, x->K, x->alpha, x->A, x->B,
+                                                  x->beta, x->C);
+    CHECK_LAUNCH();
+}
+
 static void run_blocktile_1d(void *p, cudaStream_t s)
 {
     constexpr int BM = 64, BN = 64, BK = 8, TM = 8;
@@ -717,13 +1129,34 @@ static void run_blocktile_2d(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
-static void run_vectorized(void *p, cudaStream_t s)
+static void run_vec_global(void *p, cudaStream_t s)
 {
     constexpr int BM = 128, BN = 128, BK = 8;
     mm_ctx *x = (mm_ctx *)p;
     dim3 grid(CEIL_DIV(x->N, BN), CEIL_DIV(x->M, BM));
-    mm_vectorized<BM, BN, BK><<<grid, (BM / 8) * (BN / 8), 0, s>>>(x->M, x->N, x->K, x->alpha,
+    mm_vec_global<BM, BN, BK><<<grid, (BM / 8) * (BN / 8), 0, s>>>(x->M, x->N, x->K, x->alpha,
                                                                    x->A, x->B, x->beta, x->C);
+    CHECK_LAUNCH();
+}
+
+template <int PAD>
+static void run_transposed(void *p, cudaStream_t s)
+{
+    constexpr int BM = 128, BN = 128, BK = 8;
+    mm_ctx *x = (mm_ctx *)p;
+    dim3 grid(CEIL_DIV(x->N, BN), CEIL_DIV(x->M, BM));
+    mm_transposed<BM, BN, BK, PAD><<<grid, (BM / 8) * (BN / 8), 0, s>>>(
+        x->M, x->N, x->K, x->alpha, x->A, x->B, x->beta, x->C);
+    CHECK_LAUNCH();
+}
+
+static void run_warp_layout(void *p, cudaStream_t s)
+{
+    constexpr int BM = 128, BN = 128, BK = 8;
+    mm_ctx *x = (mm_ctx *)p;
+    dim3 grid(CEIL_DIV(x->N, BN), CEIL_DIV(x->M, BM));
+    mm_warp_layout<BM, BN, BK><<<grid, (BM / WT_M) * (BN / WT_N) * 32, 0, s>>>(
+        x->M, x->N, x->K, x->alpha, x->A, x->B, x->beta, x->C);
     CHECK_LAUNCH();
 }
 
@@ -739,22 +1172,51 @@ static void run_warptile(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
-template <int BM, int BN, int BK, int STAGES>
+/* MINB blocks of NT threads per SM leave 65536 / (NT * MINB) registers per
+ * thread, of which ptxas may use at most 255. */
+template <int NT, int MINB>
+static constexpr bool fits_registers()
+{
+    return NT % 32 == 0 && NT * MINB <= 2048 && 65536 / (NT * MINB) >= 64;
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MINB>
 static void run_cpasync(void *p, cudaStream_t s)
 {
-    typedef cpasync_cfg<BM, BN, BK, STAGES> cfg;
-    static_assert(cfg::NT <= 512 && 512 % cfg::NT == 0, "launch bounds assume 128..512 threads");
+    typedef wt_cfg<BM, BN, BK, WM, WN, STAGES> cfg;
+    static_assert(fits_registers<cfg::NT, MINB>(), "launch bounds");
     mm_ctx *x = (mm_ctx *)p;
     /* Over 48 KiB of dynamic shared memory needs an explicit opt-in (once). */
     static int opted_in = 0;
     if (!opted_in) {
-        CUDA_CHECK(cudaFuncSetAttribute(mm_cpasync<BM, BN, BK, STAGES>,
+        CUDA_CHECK(cudaFuncSetAttribute(mm_cpasync<BM, BN, BK, WM, WN, STAGES, MINB>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)cfg::SMEM_BYTES));
         opted_in = 1;
     }
     dim3 grid(CEIL_DIV(x->N, BN), CEIL_DIV(x->M, BM));
-    mm_cpasync<BM, BN, BK, STAGES><<<grid, cfg::NT, cfg::SMEM_BYTES, s>>>(
+    mm_cpasync<BM, BN, BK, WM, WN, STAGES, MINB><<<grid, cfg::NT, cfg::SMEM_BYTES, s>>>(
+        x->M, x->N, x->K, x->alpha, x->A, x->B, x->beta, x->C);
+    CHECK_LAUNCH();
+}
+
+/* Kernel 7 runs on a 1D grid: mm_tile_of maps the block index to its tile. */
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MINB, int GROUP_M>
+static void run_pipe(void *p, cudaStream_t s)
+{
+    typedef wt_cfg<BM, BN, BK, WM, WN, STAGES> cfg;
+    static_assert(fits_registers<cfg::NT, MINB>(), "launch bounds");
+    static_assert(cfg::SMEM_BYTES * MINB <= 227 * 1024, "MINB blocks' stages fit in shared memory");
+    mm_ctx *x = (mm_ctx *)p;
+    static int opted_in = 0;
+    if (!opted_in) {
+        CUDA_CHECK(cudaFuncSetAttribute(mm_pipelined<BM, BN, BK, WM, WN, STAGES, MINB, GROUP_M>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)cfg::SMEM_BYTES));
+        opted_in = 1;
+    }
+    const int blocks = CEIL_DIV(x->M, BM) * CEIL_DIV(x->N, BN); /* <= 256 * 256 */
+    mm_pipelined<BM, BN, BK, WM, WN, STAGES, MINB, GROUP_M><<<blocks, cfg::NT, cfg::SMEM_BYTES, s>>>(
         x->M, x->N, x->K, x->alpha, x->A, x->B, x->beta, x->C);
     CHECK_LAUNCH();
 }
@@ -763,6 +1225,8 @@ static void run_cpasync(void *p, cudaStream_t s)
 
 typedef enum { VK_REF, VK_TF32, VK_KERNEL } variant_kind;
 
+/* One row per step, in teaching order; `what` says what changed from the
+ * step it names (or the one above). */
 typedef struct {
     const char *name;
     timed_fn run;
@@ -776,17 +1240,32 @@ static const variant variants[] = {
     {"cublas_tf32", run_cublas_tf32, VK_TF32, "library", "cuBLAS SGEMM on TF32 tensor cores (context only)"},
     {"naive", run_naive, VK_KERNEL, "32x32 threads, 1 output each", "one thread per output, lanes walk down a column of C"},
     {"coalesced", run_coalesced, VK_KERNEL, "32x32 threads, 1 output each", "one thread per output, lanes walk along a row of C"},
-    {"smem_tile16", run_smem<16>, VK_KERNEL, "16x16 tile, 256 threads", "shared-memory tiles, two barriers per K-step"},
-    {"smem_tile32", run_smem<32>, VK_KERNEL, "32x32 tile, 1024 threads", "shared-memory tiles, two barriers per K-step"},
+    {"smem_tile16", run_smem<16>, VK_KERNEL, "16x16 tile, 256 threads", "shared-memory tiles, loads at the top of the loop, two barriers per K-step"},
+    {"smem_tile32", run_smem<32>, VK_KERNEL, "32x32 tile, 1024 threads", "the same with 32x32 tiles: the classic kernel (NVIDIA's sample)"},
+    {"smem_tile32_prefetch", run_smem_prefetch<32>, VK_KERNEL, "32x32 tile, 1024 threads", "smem_tile32 with the next K-step's loads in flight during the FMAs"},
     {"blocktile_1d", run_blocktile_1d, VK_KERNEL, "64x64x8, 512 threads, 8x1 each", "1D register blocking: 8 outputs of a column per thread"},
     {"blocktile_2d", run_blocktile_2d, VK_KERNEL, "128x128x8, 256 threads, 8x8 each", "2D register blocking: outer products from registers"},
-    {"vectorized", run_vectorized, VK_KERNEL, "128x128x8, 256 threads, 8x8 each", "float4 loads, A transposed and padded in shared memory"},
-    {"warptile_128x128x8", run_warptile<128, 128, 8, 2>, VK_KERNEL, "128x128x8, 256 threads, warp 64x32, 2 blocks/SM", "warp tiling + register-staged double buffering"},
-    {"warptile_128x64x8", run_warptile<128, 64, 8, 3>, VK_KERNEL, "128x64x8, 128 threads, warp 64x32, 3 blocks/SM", "warp tiling + register-staged double buffering"},
-    {"warptile_128x128x16_1blk", run_warptile<128, 128, 16, 1>, VK_KERNEL, "128x128x16, 256 threads, warp 64x32, 1 block/SM", "the same with BK=16: no register cap, one block per SM"},
-    {"cpasync_128x128x8_s3", run_cpasync<128, 128, 8, 3>, VK_KERNEL, "128x128x8, 256 threads, 3 stages", "warp tiling fed by a 3-stage cp.async pipeline"},
-    {"cpasync_128x128x16_s2", run_cpasync<128, 128, 16, 2>, VK_KERNEL, "128x128x16, 256 threads, 2 stages", "warp tiling, cp.async double buffering"},
-    {"cpasync_128x128x16_s3", run_cpasync<128, 128, 16, 3>, VK_KERNEL, "128x128x16, 256 threads, 3 stages", "warp tiling fed by a 3-stage cp.async pipeline"},
+    {"vec_global_loads", run_vec_global, VK_KERNEL, "128x128x8, 256 threads, 8x8 each", "blocktile_2d reading and writing global memory in float4s"},
+    {"transposed_a", run_transposed<0>, VK_KERNEL, "128x128x8, 256 threads, 8x8 each", "vec_global_loads with A transposed in shared memory (float4 fragments)"},
+    {"padded_a", run_transposed<4>, VK_KERNEL, "128x128x8, 256 threads, 8x8 each", "transposed_a with rows padded to BM+4: conflict-free stores"},
+    {"warp_layout", run_warp_layout, VK_KERNEL, "128x128x8, 256 threads, warp 64x32", "padded_a with 64x32 warp tiles: conflict-free shared loads"},
+    {"warptile_128x128x8", run_warptile<128, 128, 8, 2>, VK_KERNEL, "128x128x8, 256 threads, warp 64x32, 2 blocks/SM", "warp_layout + register-staged double buffering, one barrier"},
+    {"warptile_128x64x8", run_warptile<128, 64, 8, 3>, VK_KERNEL, "128x64x8, 128 threads, warp 64x32, 3 blocks/SM", "the same, smaller block tile"},
+    {"warptile_128x128x16_1blk", run_warptile<128, 128, 16, 1>, VK_KERNEL, "128x128x16, 256 threads, warp 64x32, 1 block/SM", "warptile_128x128x8 with BK=16: no register cap, one block per SM"},
+    {"cpasync_128x128x8_s3", run_cpasync<128, 128, 8, 64, 32, 3, 2>, VK_KERNEL, "128x128x8, 256 threads, warp 64x32, 3 stages", "warptile_128x128x8 fed by a 3-stage cp.async pipeline"},
+    {"cpasync_128x128x16_s2", run_cpasync<128, 128, 16, 64, 32, 2, 2>, VK_KERNEL, "128x128x16, 256 threads, warp 64x32, 2 stages", "cp.async double buffering, BK=16"},
+    {"cpasync_128x128x16_s3", run_cpasync<128, 128, 16, 64, 32, 3, 2>, VK_KERNEL, "128x128x16, 256 threads, warp 64x32, 3 stages", "3-stage cp.async, BK=16"},
+    {"cpasync_128x128x8_w64x64_s3", run_cpasync<128, 128, 8, 64, 64, 3, 2>, VK_KERNEL, "128x128x8, 128 threads, warp 64x64 (8x16 each), 3 stages", "cpasync_128x128x8_s3 with 64x64 warp tiles"},
+    {"pipe_128x128x8_w64x32_s3", run_pipe<128, 128, 8, 64, 32, 3, 2, 1>, VK_KERNEL, "128x128x8, 256 threads, warp 64x32, 3 stages", "cpasync_128x128x8_s3 with the pipelined loop"},
+    {"pipe_128x128x8_w64x64_s3", run_pipe<128, 128, 8, 64, 64, 3, 2, 1>, VK_KERNEL, "128x128x8, 128 threads, warp 64x64 (8x16 each), 3 stages", "cpasync_128x128x8_w64x64_s3 with the pipelined loop"},
+    {"pipe_128x128x8_w64x64_s4", run_pipe<128, 128, 8, 64, 64, 4, 2, 1>, VK_KERNEL, "128x128x8, 128 threads, warp 64x64, 4 stages", "pipe_128x128x8_w64x64_s3 with 4 stages"},
+    {"pipe_128x128x16_w64x64_s3", run_pipe<128, 128, 16, 64, 64, 3, 2, 1>, VK_KERNEL, "128x128x16, 128 threads, warp 64x64, 3 stages", "pipe_128x128x8_w64x64_s3 with BK=16"},
+    {"pipe_128x128x16_w64x64_s4", run_pipe<128, 128, 16, 64, 64, 4, 2, 1>, VK_KERNEL, "128x128x16, 128 threads, warp 64x64, 4 stages", "pipe_128x128x16_w64x64_s3 with 4 stages"},
+    {"pipe_128x256x8_w64x64_s3", run_pipe<128, 256, 8, 64, 64, 3, 1, 1>, VK_KERNEL, "128x256x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x128x8_w64x64_s3 with a 128x256 block tile"},
+    {"pipe_128x256x16_w64x64_s3", run_pipe<128, 256, 16, 64, 64, 3, 1, 1>, VK_KERNEL, "128x256x16, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x256x8_w64x64_s3 with BK=16"},
+    {"pipe_256x128x8_w64x64_s3", run_pipe<256, 128, 8, 64, 64, 3, 1, 1>, VK_KERNEL, "256x128x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x128x8_w64x64_s3 with a 256x128 block tile"},
+    {"pipe_128x128x8_w64x64_s3_g8", run_pipe<128, 128, 8, 64, 64, 3, 2, 8>, VK_KERNEL, "128x128x8, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x8_w64x64_s3 with blocks in bands of 8 tile rows"},
+    {"pipe_128x128x16_w64x64_s3_g8", run_pipe<128, 128, 16, 64, 64, 3, 2, 8>, VK_KERNEL, "128x128x16, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x16_w64x64_s3 with blocks in bands of 8 tile rows"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -794,8 +1273,8 @@ static const variant variants[] = {
 
 static long long opt_m = 4096, opt_n = 4096, opt_k = 4096;
 static const char *opt_variant = "all";
-static char variant_choices[1024];
-static char help_notes[4096];
+static char variant_choices[2048];
+static char help_notes[8192];
 
 static opt_spec sample_opts[] = {
     OPT_INT_SPEC("m", "M", "rows of A and C", &opt_m, 1, MM_MAX_DIM),
@@ -818,14 +1297,14 @@ static void build_help_from_table(void)
                                    "the CPU baseline (double accumulation), timed once");
     for (int v = 0; v < N_VARIANTS && used < sizeof help_notes; v++)
         used += (size_t)snprintf(help_notes + used, sizeof help_notes - used,
-                                 "  %-25s %s [%s]\n", variants[v].name, variants[v].what,
+                                 "  %-29s %s [%s]\n", variants[v].name, variants[v].what,
                                  variants[v].tile);
     if (used < sizeof help_notes)
         snprintf(help_notes + used, sizeof help_notes - used,
                  "Checks: CPU (double) reference at 1^3, 17^3, 33x65x129, 36x68x20, 260x136x68,\n"
-                 "128^3, 257x263x271; cuBLAS (pedantic FP32) at 1000x1003x997,\n"
+                 "260x264x44, 128^3, 257x263x271; cuBLAS (pedantic FP32) at 1000x1003x997,\n"
                  "1024x1028x1020 and MxNxK; each with beta=0 (C poisoned) and beta=-0.5, and a\n"
-                 "poisoned guard zone after C. --quick checks the first five shapes and times\n"
+                 "poisoned guard zone after C. --quick checks the first six shapes and times\n"
                  "33x65x129.\n");
 }
 
@@ -925,14 +1404,17 @@ int main(int argc, char **argv)
         main_s.N = 65;
         main_s.K = 129;
     }
-    /* --quick checks the first five: the fifth is the smallest that spans
+    /* --quick checks the first six. 260x136x68 is the smallest that spans
      * more than one 128x128 block tile in both M and N (a dropped last tile
-     * row or column shows), with the tail of a 16-deep K step. */
-    static const shape cpu_shapes[] = {{1, 1, 1},       {17, 17, 17},    {33, 65, 129},
-                                       {36, 68, 20},    {260, 136, 68},  {128, 128, 128},
-                                       {257, 263, 271}};
+     * row or column shows), with the tail of a 16-deep K step; 260x264x44
+     * gives every block tile (up to 256x128 and 128x256) whole tiles inside
+     * C, which take the unchecked copies of kernel 7, next to partial ones,
+     * and a K tail for BK = 8 and 16. */
+    static const shape cpu_shapes[] = {{1, 1, 1},      {17, 17, 17},    {33, 65, 129},
+                                       {36, 68, 20},   {260, 136, 68},  {260, 264, 44},
+                                       {128, 128, 128}, {257, 263, 271}};
     static const shape gpu_shapes[] = {{1000, 1003, 997}, {1024, 1028, 1020}};
-    const int n_cpu = o.quick ? 5 : (int)(sizeof cpu_shapes / sizeof cpu_shapes[0]);
+    const int n_cpu = o.quick ? 6 : (int)(sizeof cpu_shapes / sizeof cpu_shapes[0]);
     const int n_gpu = o.quick ? 0 : (int)(sizeof gpu_shapes / sizeof gpu_shapes[0]);
 
     /* Buffers hold the largest of every shape used. */

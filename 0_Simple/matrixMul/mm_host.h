@@ -43,6 +43,37 @@ size_t mm_device_bytes(long long M, long long N, long long K, unsigned long long
 int mm_join_names(const char *first, const char *const *names, int n, char *buf,
                   size_t len);
 
+/* Compiled for both sides: the kernels call mm_tile_of on the device. */
+#ifdef __CUDACC__
+#define MM_HD __host__ __device__
+#else
+#define MM_HD
+#endif
+
+/* Which tile of C the block with linear index pid computes, on a grid of
+ * tiles_m x tiles_n tiles. group <= 1: row by row (pid = tm * tiles_n + tn,
+ * what a 2D grid with x along N gives). group = G > 1: "grouped" order for
+ * L2 reuse: the tiles are taken in bands of G tile rows, and inside a band
+ * column by column, so consecutive blocks share the same few panels of A
+ * and walk B together; the last band has tiles_m % G rows. Every pid in
+ * [0, tiles_m * tiles_n) gets a different tile (tests/test_mm_host.c). */
+static inline MM_HD void mm_tile_of(int pid, int tiles_m, int tiles_n, int group, int *tm,
+                                    int *tn)
+{
+    if (group <= 1) {
+        *tm = pid / tiles_n;
+        *tn = pid % tiles_n;
+        return;
+    }
+    const int per_band = group * tiles_n;
+    const int band = pid / per_band;
+    const int first = band * group;
+    const int rows = tiles_m - first < group ? tiles_m - first : group;
+    const int in_band = pid - band * per_band;
+    *tm = first + in_band % rows;
+    *tn = in_band / rows;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,6 +77,49 @@ static void names_join_with_bars(void **state)
     assert_string_equal(buf, "all");
 }
 
+/* mm_tile_of: every block gets a different tile and every tile is covered
+ * (a duplicate would leave a tile of C unwritten), in the promised order. */
+static void tile_order_is_a_permutation(void **state)
+{
+    (void)state;
+    static const int dims[][2] = {{1, 1}, {1, 7}, {7, 1}, {3, 3}, {8, 8}, {9, 5},
+                                  {17, 3}, {32, 32}, {33, 10}, {256, 256}};
+    static const int groups[] = {0, 1, 2, 3, 8, 16, 300};
+    static unsigned char seen[256 * 256];
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
+        for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+            int tm_n = dims[d][0], tn_n = dims[d][1];
+            memset(seen, 0, sizeof seen);
+            for (int pid = 0; pid < tm_n * tn_n; pid++) {
+                int tm = -1, tn = -1;
+                mm_tile_of(pid, tm_n, tn_n, groups[g], &tm, &tn);
+                assert_true(tm >= 0 && tm < tm_n && tn >= 0 && tn < tn_n);
+                assert_int_equal(seen[tm * tn_n + tn], 0);
+                seen[tm * tn_n + tn] = 1;
+                if (groups[g] <= 1) { /* row by row, like a 2D grid */
+                    assert_int_equal(tm, pid / tn_n);
+                    assert_int_equal(tn, pid % tn_n);
+                }
+            }
+        }
+}
+
+static void tile_order_groups_rows(void **state)
+{
+    (void)state;
+    /* 5 x 4 tiles, bands of 2 rows: rows 0-1 column by column, then rows
+     * 2-3, then the last band of one row (4) left to right. */
+    static const int want[20][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}, {0, 3},
+                                    {1, 3}, {2, 0}, {3, 0}, {2, 1}, {3, 1}, {2, 2}, {3, 2},
+                                    {2, 3}, {3, 3}, {4, 0}, {4, 1}, {4, 2}, {4, 3}};
+    for (int pid = 0; pid < 20; pid++) {
+        int tm, tn;
+        mm_tile_of(pid, 5, 4, 2, &tm, &tn);
+        assert_int_equal(tm, want[pid][0]);
+        assert_int_equal(tn, want[pid][1]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -85,6 +128,8 @@ int main(void)
         cmocka_unit_test(dims_are_checked_by_name),
         cmocka_unit_test(device_bytes_and_limits),
         cmocka_unit_test(names_join_with_bars),
+        cmocka_unit_test(tile_order_is_a_permutation),
+        cmocka_unit_test(tile_order_groups_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

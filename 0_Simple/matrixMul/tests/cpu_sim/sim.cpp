@@ -31,6 +31,7 @@ alignas(16) float g_dyn_smem[65536];
 #define __launch_bounds__(...)
 static inline void __syncthreads() { g_bar->arrive_and_wait(); }
 #define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+#include "mm_host.h"  // mm_tile_of
 #include "kernels.inc"
 
 template <class F>
@@ -53,32 +54,55 @@ static void launch(dim3 grid, dim3 block, F f)
             for (auto &x : th) x.join();
         }
 }
-#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
 #define CD(a, b) (((a) + (b) - 1) / (b))
 typedef std::function<void(int, int, int, float, const float *, const float *, float, float *)> runner;
+// One runner per variant of matrixMul.cu's table, with the launcher's grid and block.
+#define K(...) [=] { __VA_ARGS__(M, N, K, al, A, B, be, C); }
+#define ARGS int M, int N, int K, float al, const float *A, const float *B, float be, float *C
+#define GRID2(BM, BN) dim3(CD(N, BN), CD(M, BM))
+#define WARPTILE(NAME, BM, BN, BK, MINB) \
+    r.push_back({NAME, [](ARGS) { launch(GRID2(BM, BN), dim3((BM / 64) * (BN / 32) * 32), K(mm_warptile<BM, BN, BK, MINB>)); }})
+#define CPASYNC(NAME, BM, BN, BK, WM, WN, S, MINB) \
+    r.push_back({NAME, [](ARGS) { launch(GRID2(BM, BN), dim3((BM / WM) * (BN / WN) * 32), K(mm_cpasync<BM, BN, BK, WM, WN, S, MINB>)); }})
+#define PIPE(NAME, BM, BN, BK, WM, WN, S, MINB, G) \
+    r.push_back({NAME, [](ARGS) { launch(dim3(CD(M, BM) * CD(N, BN)), dim3((BM / WM) * (BN / WN) * 32), K(mm_pipelined<BM, BN, BK, WM, WN, S, MINB, G>)); }})
 static std::vector<std::pair<const char *, runner>> runners()
 {
     std::vector<std::pair<const char *, runner>> r;
-#define K(...) [=] { __VA_ARGS__(M, N, K, al, A, B, be, C); }
-    r.push_back({"naive", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(M, 32), CD(N, 32)), dim3(32, 32), K(mm_naive)); }});
-    r.push_back({"coalesced", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 32), CD(M, 32)), dim3(32, 32), K(mm_coalesced)); }});
-    r.push_back({"smem_tile16", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 16), CD(M, 16)), dim3(16, 16), K(mm_smem<16>)); }});
-    r.push_back({"smem_tile32", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 32), CD(M, 32)), dim3(32, 32), K(mm_smem<32>)); }});
-    r.push_back({"blocktile_1d", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 64), CD(M, 64)), dim3(512), K(mm_blocktile_1d<64, 64, 8, 8>)); }});
-    r.push_back({"blocktile_2d", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_blocktile_2d<128, 128, 8, 8, 8>)); }});
-    r.push_back({"vectorized", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_vectorized<128, 128, 8>)); }});
-    r.push_back({"warptile_128x128x8", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_warptile<128, 128, 8, 2>)); }});
-    r.push_back({"warptile_128x64x8", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 64), CD(M, 128)), dim3(128), K(mm_warptile<128, 64, 8, 3>)); }});
-    r.push_back({"warptile_128x128x16_1blk", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_warptile<128, 128, 16, 1>)); }});
-    r.push_back({"cpasync_128x128x8_s3", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_cpasync<128, 128, 8, 3>)); }});
-    r.push_back({"cpasync_128x128x16_s2", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_cpasync<128, 128, 16, 2>)); }});
-    r.push_back({"cpasync_128x128x16_s3", [](int M, int N, int K, float al, const float *A, const float *B, float be, float *C) { launch(dim3(CD(N, 128), CD(M, 128)), dim3(256), K(mm_cpasync<128, 128, 16, 3>)); }});
+    r.push_back({"naive", [](ARGS) { launch(dim3(CD(M, 32), CD(N, 32)), dim3(32, 32), K(mm_naive)); }});
+    r.push_back({"coalesced", [](ARGS) { launch(GRID2(32, 32), dim3(32, 32), K(mm_coalesced)); }});
+    r.push_back({"smem_tile16", [](ARGS) { launch(GRID2(16, 16), dim3(16, 16), K(mm_smem<16>)); }});
+    r.push_back({"smem_tile32", [](ARGS) { launch(GRID2(32, 32), dim3(32, 32), K(mm_smem<32>)); }});
+    r.push_back({"smem_tile32_prefetch", [](ARGS) { launch(GRID2(32, 32), dim3(32, 32), K(mm_smem_prefetch<32>)); }});
+    r.push_back({"blocktile_1d", [](ARGS) { launch(GRID2(64, 64), dim3(512), K(mm_blocktile_1d<64, 64, 8, 8>)); }});
+    r.push_back({"blocktile_2d", [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_blocktile_2d<128, 128, 8, 8, 8>)); }});
+    r.push_back({"vec_global_loads", [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_vec_global<128, 128, 8>)); }});
+    r.push_back({"transposed_a", [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_transposed<128, 128, 8, 0>)); }});
+    r.push_back({"padded_a", [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_transposed<128, 128, 8, 4>)); }});
+    r.push_back({"warp_layout", [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_warp_layout<128, 128, 8>)); }});
+    WARPTILE("warptile_128x128x8", 128, 128, 8, 2);
+    WARPTILE("warptile_128x64x8", 128, 64, 8, 3);
+    WARPTILE("warptile_128x128x16_1blk", 128, 128, 16, 1);
+    CPASYNC("cpasync_128x128x8_s3", 128, 128, 8, 64, 32, 3, 2);
+    CPASYNC("cpasync_128x128x16_s2", 128, 128, 16, 64, 32, 2, 2);
+    CPASYNC("cpasync_128x128x16_s3", 128, 128, 16, 64, 32, 3, 2);
+    CPASYNC("cpasync_128x128x8_w64x64_s3", 128, 128, 8, 64, 64, 3, 2);
+    PIPE("pipe_128x128x8_w64x32_s3", 128, 128, 8, 64, 32, 3, 2, 1);
+    PIPE("pipe_128x128x8_w64x64_s3", 128, 128, 8, 64, 64, 3, 2, 1);
+    PIPE("pipe_128x128x8_w64x64_s4", 128, 128, 8, 64, 64, 4, 2, 1);
+    PIPE("pipe_128x128x16_w64x64_s3", 128, 128, 16, 64, 64, 3, 2, 1);
+    PIPE("pipe_128x128x16_w64x64_s4", 128, 128, 16, 64, 64, 4, 2, 1);
+    PIPE("pipe_128x256x8_w64x64_s3", 128, 256, 8, 64, 64, 3, 1, 1);
+    PIPE("pipe_128x256x16_w64x64_s3", 128, 256, 16, 64, 64, 3, 1, 1);
+    PIPE("pipe_256x128x8_w64x64_s3", 256, 128, 8, 64, 64, 3, 1, 1);
+    PIPE("pipe_128x128x8_w64x64_s3_g8", 128, 128, 8, 64, 64, 3, 2, 8);
+    PIPE("pipe_128x128x16_w64x64_s3_g8", 128, 128, 16, 64, 64, 3, 2, 8);
     return r;
 }
 static float urand(uint64_t &s) { s = s * 6364136223846793005ULL + 1442695040888963407ULL; return (float)((s >> 40) * (1.0 / 16777216.0)) * 2 - 1; }
 int main(int argc, char **argv)
 {
-    int shapes[][3] = {{1, 1, 1}, {17, 17, 17}, {33, 65, 129}, {36, 68, 20}, {128, 128, 128}, {257, 263, 271}, {260, 136, 68}, {130, 140, 9}};
+    int shapes[][3] = {{1, 1, 1}, {17, 17, 17}, {33, 65, 129}, {36, 68, 20}, {128, 128, 128}, {257, 263, 271}, {260, 136, 68}, {130, 140, 9}, {260, 264, 44}};
     int fails = 0;
     const char *only = argc > 1 ? argv[1] : nullptr;
     for (auto &sh : shapes) {
