@@ -7,7 +7,8 @@
 #   - without a GPU: --quick exits 2 and the last line is "<name>: WAIVED (...)"
 #     (with --json: a JSON record with "status":"WAIVED")
 #   - with a GPU: --quick exits 0 with "<name>: PASS" last, and --quick --json
-#     prints only valid JSON lines
+#     prints only valid JSON lines; a sample that needs several GPUs ("gpus: N"
+#     in its sanitize.expect) and sees fewer must instead WAIVE (exit 2)
 # Ends with "process tests: N passed, M failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -25,7 +26,13 @@ bad()  { failed=$((failed + 1)); echo "FAIL: $*"; }
 if [ -z "${HAVE_GPU:-}" ]; then
     if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then HAVE_GPU=1; else HAVE_GPU=0; fi
 fi
-echo "process tests: GPU present: $HAVE_GPU"
+# GPUs visible: CUDA_VISIBLE_DEVICES' entries when it is set, else nvidia-smi's list
+if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+    N_GPUS=$(printf '%s\n' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+else
+    N_GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+fi
+echo "process tests: GPU present: $HAVE_GPU ($N_GPUS visible)"
 QUICK_TIMEOUT=${QUICK_TIMEOUT:-300}
 
 # expect_bad_arg NAME BIN OPTION-TEXT MUST-MENTION
@@ -84,6 +91,12 @@ for dir in $samples; do
         tail -n1 "$tmp/out" >"$tmp/last"
         if [ $rc -eq 2 ] && "$JSON_CHECK" "$tmp/last" && grep -q '"status":"WAIVED"' "$tmp/last"; then ok
         else bad "$name --quick --json without GPU: exit $rc, last line '$(cat "$tmp/last")' (want 2 and a JSON WAIVED record)"; fi
+    elif [ "$(sed -nE 's/^gpus:[[:space:]]*([0-9]+).*/\1/p' "$dir/sanitize.expect" 2>/dev/null | sort -n | tail -n1)" -gt "$N_GPUS" ] 2>/dev/null; then
+        # needs more GPUs than are visible: WAIVED, with the reason
+        "$bin" --quick >"$tmp/out" 2>"$tmp/err"; rc=$?
+        last=$(tail -n1 "$tmp/out")
+        if [ $rc -eq 2 ] && [[ "$last" == "$name: WAIVED ("* ]]; then ok
+        else bad "$name --quick with $N_GPUS GPU(s): exit $rc, last line '$last' (want 2 and WAIVED: it needs more)"; fi
     else
         timeout "$QUICK_TIMEOUT" "$bin" --quick >"$tmp/out" 2>"$tmp/err"; rc=$?
         last=$(tail -n1 "$tmp/out")

@@ -13,7 +13,7 @@
  * Build:  make -C 1_Utilities/p2pBandwidthLatencyTest   (or `make p2pBandwidthLatencyTest`)
  * Run:    bin/p2pBandwidthLatencyTest                   every visible GPU: 256 MiB transfers,
  *                                                       8-byte latency copies
- *         bin/p2pBandwidthLatencyTest --quick           1 MiB + 13 bytes, 3 trials (sanitizers)
+ *         bin/p2pBandwidthLatencyTest --quick           32 MiB + 13 bytes, 3 trials (sanitizers)
  *         bin/p2pBandwidthLatencyTest --csv             CSV rows (matrices on stderr)
  *         bin/p2pBandwidthLatencyTest --json            JSON lines
  *         bin/p2pBandwidthLatencyTest --test=latency --p2p=on
@@ -168,7 +168,10 @@ static const char *opt_engine = "all";
 static const char *opt_p2p = "all";
 static int opt_csv = 0;
 #define DEF_SIZE (256LL << 20)
-#define QUICK_SIZE ((1LL << 20) + 13)   /* odd: the SM copy's byte tail is timed too */
+/* --quick: odd, so the SM copy's byte tail is timed too, and large enough
+ * (over 4 x the copy grid's 16-byte stride on an H200, 17 MB) that every
+ * thread runs sm_copy's unrolled loop at least once before its remainder. */
+#define QUICK_SIZE ((32LL << 20) + 13)
 #define ODD_SMALL ((size_t)3)
 #define ODD_BIG (((size_t)1 << 20) + 7)
 
@@ -196,7 +199,7 @@ static const opts_config cfg = {
     "Bandwidth variants: ce_uni_p2p_off ce_uni_p2p_on ce_bi_p2p_off ce_bi_p2p_on sm_read_uni\n"
     "sm_read_bi sm_write_uni sm_write_bi (SM copies need peer access). Latency variants:\n"
     "lat_ce_p2p_off lat_ce_p2p_on lat_h2d lat_d2h. One 'link' record per pair says what\n"
-    "carries it (NVML, else the measured figure). --quick: 1 MiB + 13 bytes, 3 trials,\n"
+    "carries it (NVML, else the measured figure). --quick: 32 MiB + 13 bytes, 3 trials,\n"
     "10 latency copies. Every transfer is checked at 3 bytes and 1 MiB + 7 first.",
     1};
 

@@ -8,8 +8,9 @@
  *         bin/sanitize --binary ./my_app --args "--n 100" --expect my_app.expect
  *         bin/sanitize --list               the runs it would do (no GPU needed)
  *         bin/sanitize --parse report.xml   read one saved XML report (no GPU needed)
- * Exit: 0 every run CLEAN or DETECTED; 1 any MISSED, UNEXPECTED or ERROR (or
- * a bad argument); 2 WAIVED: no CUDA device. See README.md.
+ * Exit: 0 every run CLEAN, DETECTED or SKIPPED (it needs more GPUs than are
+ * visible: "gpus:"); 1 any MISSED, UNEXPECTED or ERROR (or a bad argument);
+ * 2 WAIVED: no CUDA device. See README.md.
  */
 #define _DEFAULT_SOURCE
 /* snprintf truncation of over-long paths is intended and bounded */
@@ -69,7 +70,8 @@ static void usage(FILE *f)
         "How:\n"
         "  --root=DIR             the repository root (default .); runs start there\n"
         "  --jobs=N               parallel workers, one GPU each via CUDA_VISIBLE_DEVICES\n"
-        "                         (default: the number of visible GPUs)\n"
+        "                         (default: the number of visible GPUs; a run declaring\n"
+        "                         'gpus: N' gets N of them, or is SKIPPED where fewer exist)\n"
         "  --timeout=S            per-run limit in seconds (default 600; sanitize.expect may\n"
         "                         set its own)\n"
         "  --sanitizer=PATH       compute-sanitizer to use (default: $COMPUTE_SANITIZER, PATH,\n"
@@ -485,8 +487,9 @@ int main(int argc, char **argv)
     int n_jobs = 0;
     sz_result *res = calloc((size_t)(runs.n * SZ_N_TOOLS + 1), sizeof *res);
     int *job_timeout = calloc((size_t)(runs.n * SZ_N_TOOLS + 1), sizeof(int));
+    int *job_gpus = calloc((size_t)(runs.n * SZ_N_TOOLS + 1), sizeof(int));
     const sz_run_spec **job_run = calloc((size_t)(runs.n * SZ_N_TOOLS + 1), sizeof *job_run);
-    if (!res || !job_timeout || !job_run) {
+    if (!res || !job_timeout || !job_gpus || !job_run) {
         fprintf(stderr, "sanitize: error: out of memory\n");
         return 1;
     }
@@ -501,6 +504,7 @@ int main(int argc, char **argv)
             r->tool = t;
             r->expect = runs.runs[i].tool[t];
             job_timeout[n_jobs] = runs.runs[i].timeout_s ? runs.runs[i].timeout_s : c.timeout_s;
+            job_gpus[n_jobs] = runs.runs[i].gpus > 1 ? runs.runs[i].gpus : 1;
             job_run[n_jobs] = &runs.runs[i];
             n_jobs++;
         }
@@ -509,6 +513,7 @@ int main(int argc, char **argv)
         for (int j = 0; j < n_jobs; j++) {
             const sz_result *r = &res[j];
             printf("%-28s %-10s %s %s  expect: ", r->name, sz_tool_name(r->tool), r->binary, r->args);
+            if (job_gpus[j] > 1) printf("(%d GPUs) ", job_gpus[j]);
             if (!r->expect.detect) printf("clean");
             for (int k = 0; k < r->expect.n; k++)
                 printf("%s%s at %s:%d", k ? ", " : "", r->expect.e[k].kind,
@@ -523,6 +528,7 @@ int main(int argc, char **argv)
     if (c.list || n_jobs == 0) {
         free(res);
         free(job_timeout);
+        free(job_gpus);
         free(job_run);
         free(runs.runs);
         return c.list ? 0 : 1;
@@ -604,6 +610,29 @@ int main(int argc, char **argv)
             char bin[PATH_MAX + 600];
             if (r->binary[0] == '/') snprintf(bin, sizeof bin, "%s", r->binary);
             else snprintf(bin, sizeof bin, "%s/%s", root_abs, r->binary);
+            /* A multi-GPU run ("gpus: N") gets N devices: its worker's and the
+             * next ones (shared with their workers: fine for correctness
+             * checking, which is all a sanitizer run is). Fewer visible:
+             * SKIPPED, which is not a failure. */
+            char cvd_value[MAX_WORKERS * 64 + 1] = "";
+            if (job_gpus[j] > n_ids) {
+                r->verdict = SZ_SKIPPED;
+                r->exit_code = -1;
+                snprintf(r->message, sizeof r->message, "needs %d GPUs; %d visible", job_gpus[j],
+                         n_ids);
+                r->xml_path[0] = r->log_path[0] = '\0';
+                done++;
+                w--; /* the slot is still free */
+                if (!c.quiet)
+                    printf("# [%d/%d] %-24s %-10s %-10s %6.1f s  %s\n", done, n_jobs, r->name,
+                           sz_tool_name(r->tool), sz_verdict_name(r->verdict), 0.0, r->message);
+                continue;
+            }
+            for (int k = 0; k < job_gpus[j]; k++) {
+                size_t at = strlen(cvd_value);
+                snprintf(cvd_value + at, sizeof cvd_value - at, "%s%s", k ? "," : "",
+                         dev_ids[(w + k) % n_ids]);
+            }
             if (!executable(bin)) {
                 r->verdict = SZ_ERROR;
                 r->exit_code = -1;
@@ -620,7 +649,7 @@ int main(int argc, char **argv)
                                           : -1;
             if (slots[w].argc < 0 ||
                 sz_proc_start(&slots[w].proc, slots[w].argv, root_abs, r->log_path,
-                              "CUDA_VISIBLE_DEVICES", dev_ids[w % n_ids], job_timeout[j])) {
+                              "CUDA_VISIBLE_DEVICES", cvd_value, job_timeout[j])) {
                 r->verdict = SZ_ERROR;
                 r->exit_code = -1;
                 snprintf(r->message, sizeof r->message, "cannot start compute-sanitizer: %s",
@@ -690,11 +719,12 @@ int main(int argc, char **argv)
         int rc = k == 1 ? sz_write_json(f, res, n_jobs, &meta) : k == 2 ? sz_write_junit(f, res, n_jobs) : 0;
         if (fclose(f) || rc) ok = 0;
     }
-    int counts[5];
+    int counts[SZ_N_VERDICTS];
     int failed = sz_count(res, n_jobs, counts);
     for (int j = 0; j < n_jobs; j++) sz_result_free(&res[j]);
     free(res);
     free(job_timeout);
+    free(job_gpus);
     free(job_run);
     free(runs.runs);
     if (!ok) {

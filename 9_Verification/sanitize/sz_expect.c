@@ -28,8 +28,9 @@ int sz_tool_parse(const char *name)
 
 const char *sz_verdict_name(sz_verdict v)
 {
-    static const char *const n[] = {"CLEAN", "DETECTED", "MISSED", "UNEXPECTED", "ERROR"};
-    return v >= SZ_CLEAN && v <= SZ_ERROR ? n[v] : "?";
+    static const char *const n[] = {"CLEAN", "DETECTED", "MISSED", "UNEXPECTED", "ERROR",
+                                    "SKIPPED"};
+    return v >= SZ_CLEAN && v <= SZ_SKIPPED ? n[v] : "?";
 }
 
 static void init_run(sz_run_spec *r, const char *name, const char *folder)
@@ -39,6 +40,7 @@ static void init_run(sz_run_spec *r, const char *name, const char *folder)
     snprintf(r->folder, sizeof r->folder, "%s", folder ? folder : "");
     snprintf(r->binary, sizeof r->binary, "bin/%s", name);
     snprintf(r->args, sizeof r->args, "--quick");
+    r->gpus = 1;
     for (int t = 0; t < SZ_N_TOOLS; t++) r->tool[t].enabled = 1;
 }
 
@@ -218,6 +220,17 @@ int sz_expect_parse(const char *text, const char *name, const char *folder, cons
                 goto fail;
             }
             cur->timeout_s = (int)s;
+        } else if (!strcmp(key, "gpus")) {
+            /* a multi-GPU program: the run gets this many devices in
+             * CUDA_VISIBLE_DEVICES, and is SKIPPED where fewer are visible */
+            char *end;
+            long n = strtol(val, &end, 10);
+            if (!*val || *end || n < 1 || n > 64) {
+                errf(err, errlen, where, ln, "'gpus:' needs a number of GPUs (1 to 64), found '%s'",
+                     val);
+                goto fail;
+            }
+            cur->gpus = (int)n;
         } else if (!strcmp(key, "tools")) {
             int any = 0;
             for (int t = 0; t < SZ_N_TOOLS; t++) cur->tool[t].enabled = 0;
@@ -238,7 +251,7 @@ int sz_expect_parse(const char *text, const char *name, const char *folder, cons
         } else {
             int t = sz_tool_parse(key);
             if (t < 0) {
-                errf(err, errlen, where, ln, "unknown key '%s' (run, name, timeout, tools, "
+                errf(err, errlen, where, ln, "unknown key '%s' (run, name, timeout, gpus, tools, "
                      "memcheck, racecheck, initcheck, synccheck)", key);
                 goto fail;
             }

@@ -31,6 +31,19 @@ bin/sanitize --binary=bin/planted_barrier --tool=synccheck --timeout=1 --sanitiz
 check "timeout: exit 1" "[ $? = 1 ]"
 check "timeout: ERROR" "grep -q 'ERROR: timed out after 1 s' '$out/d.txt'"
 
+# a multi-GPU run ("gpus: 2"): two devices in its CUDA_VISIBLE_DEVICES, its
+# worker's first; SKIPPED (not a failure) where fewer are visible
+printf 'gpus: 2\nmemcheck: clean\n' >"$out/two.expect"
+bin/sanitize --binary=bin/planted_clean --expect="$out/two.expect" --tool=memcheck --sanitizer=$fake --assume-gpus=3 --out="$out/f" --quiet >"$out/f.txt" 2>&1
+check "gpus: 2 on three GPUs: exit 0" "[ $? = 0 ]"
+check "gpus: 2 gets two devices" "grep -q 'CUDA_VISIBLE_DEVICES=0,1 ' '$out'/f/raw/*.log"
+bin/sanitize --binary=bin/planted_clean --expect="$out/two.expect" --tool=memcheck,racecheck --sanitizer=$fake --assume-gpus=1 --out="$out/g" --quiet >"$out/g.txt" 2>&1
+check "gpus: 2 on one GPU: exit 0" "[ $? = 0 ]"
+check "gpus: 2 on one GPU: SKIPPED, not run" "grep -q '2 runs: 0 CLEAN, 0 DETECTED, 0 MISSED, 0 UNEXPECTED, 0 ERROR, 2 SKIPPED -> PASS' '$out/g.txt' && ! ls '$out'/g/raw/*.log >/dev/null 2>&1"
+check "gpus: 2 on one GPU: the reason" "grep -q 'SKIPPED: needs 2 GPUs; 1 visible' '$out/g.txt'"
+CUDA_VISIBLE_DEVICES=5,7 bin/sanitize --binary=bin/planted_clean --expect="$out/two.expect" --tool=memcheck,racecheck --sanitizer=$fake --assume-gpus=2 --out="$out/h" --quiet >"$out/h.txt" 2>&1
+check "gpus: 2 keeps CUDA_VISIBLE_DEVICES' ids, each worker's first" "grep -q 'CUDA_VISIBLE_DEVICES=5,7 ' '$out'/h/raw/*.log && grep -q 'CUDA_VISIBLE_DEVICES=7,5 ' '$out'/h/raw/*.log"
+
 bin/sanitize --tool=asan >/dev/null 2>&1
 check "bad --tool: exit 1" "[ $? = 1 ]"
 bin/sanitize --list --folder=9_Verification/planted >"$out/e.txt" 2>&1
