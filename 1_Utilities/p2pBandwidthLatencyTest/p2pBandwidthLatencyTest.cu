@@ -243,10 +243,20 @@ static void set_peer_access(int on)
         for (int j = 0; j < g.n; j++) {
             if (i == j || !g.access[i][j]) continue;
             cudaError_t e = on ? cudaDeviceEnablePeerAccess(j, 0) : cudaDeviceDisablePeerAccess(j);
-            if (e == cudaErrorPeerAccessAlreadyEnabled || e == cudaErrorPeerAccessNotEnabled)
+            if (e == cudaErrorPeerAccessAlreadyEnabled || e == cudaErrorPeerAccessNotEnabled) {
                 (void)cudaGetLastError();   /* already as wanted */
-            else
+            } else if (e == cudaErrorTooManyPeers) {
+                /* a device maps a limited number of peers (8 over PCIe): the
+                 * rest are measured as without peer access */
+                (void)cudaGetLastError();
+                char t[160];
+                snprintf(t, sizeof t, "device %d cannot map device %d too (too many peers): "
+                         "treated as without peer access", i, j);
+                note_line(t);
+                g.access[i][j] = 0;
+            } else {
                 CUDA_CHECK(e);
+            }
         }
     }
     g.peer_on = on;
