@@ -98,6 +98,9 @@ void p2p_fill_record(result_rec *r, const p2p_row *row)
     rec_int(r, "bytes", (long long)row->bytes);
     rec_str(r, "status", row->ok ? "PASS" : "FAIL");
     if (row->p2p) rec_str(r, "p2p", row->p2p);
+    /* a copy within one GPU is there for comparison: not the sample's
+     * headline (tools/run_samples.sh skips rows with a role) */
+    if (row->src == row->dst && row->src >= 0) rec_str(r, "role", "context");
     if (!row->ok) return;   /* a wrong transfer is not a figure */
     rec_num(r, "time_ms", row->time_ms);
     if (row->latency) {

@@ -60,7 +60,8 @@ typedef struct {
 } p2p_row;
 
 /* The RESULT / JSON record of a row (report.h), fixed keys first:
- * variant src dst bytes, then status, then the figures. */
+ * variant src dst bytes, then status, then the figures. A diagonal row
+ * (src == dst, a copy within one GPU) carries role=context. */
 void p2p_fill_record(result_rec *r, const p2p_row *row);
 
 /* CSV: a header line and one line per record, the columns in a fixed order

@@ -111,6 +111,13 @@ static void record_text_and_json(void **state)
     assert_null(strstr(buf, "gbps"));
     assert_null(strstr(buf, "time_ms"));
 
+    /* the diagonal is context, not a headline */
+    row = bw_row();
+    row.dst = 0;
+    p2p_fill_record(&r, &row);
+    assert_true(rec_format_text(&r, buf, sizeof buf) > 0);
+    assert_non_null(strstr(buf, "src=0 dst=0 bytes=268435456 status=PASS p2p=on role=context time_ms"));
+
     /* an unknown peak: no pct_peak, peak=unknown */
     row = bw_row();
     row.peak_gbps = 0;
