@@ -39,7 +39,7 @@ chmod +x "$tmp/path/nvidia-smi"
 for n in "${names[@]}" zz_bench_bad; do
     cat >"bin/$n" <<SAMPLE
 #!/bin/sh
-echo "start \${CUDA_VISIBLE_DEVICES:-all} \$(date +%s.%N) $n" >>"$tmp/log"
+echo "start \${CUDA_VISIBLE_DEVICES:-all} \$(date +%s.%N) $n \${CUDA_DEVICE_ORDER:-unset}" >>"$tmp/log"
 sleep 0.3
 echo "end \${CUDA_VISIBLE_DEVICES:-all} \$(date +%s.%N) $n" >>"$tmp/log"
 echo "RESULT sample=$n variant=x status=PASS"
@@ -66,6 +66,7 @@ BENCH_OUT="$tmp/out2" BENCH_JOBS=2 GIT_COMMIT=test tools/bench.sh zz_bench_a zz_
 check "BENCH_JOBS=2: exit 0 (WAIVED is not a failure)" "[ $? = 0 ]"
 check "BENCH_JOBS=2: both GPUs used, one each" "[ \"\$(devices '$tmp/log')\" = '0 1 ' ]"
 check "BENCH_JOBS=2: never two runs on one GPU" "[ \$(overlap '$tmp/log') = 0 ]"
+check "BENCH_JOBS=2: CUDA numbers the GPUs as nvidia-smi does" "[ \"\$(awk '\$1 == \"start\" {print \$5}' '$tmp/log' | sort -u)\" = PCI_BUS_ID ]"
 check "BENCH_JOBS=2: every run made and saved with its exit" "[ \$(grep -c '^start' '$tmp/log') = 5 ] && [ \$(grep -l '^# exit: ' '$tmp'/out2/*.txt | wc -l) = 5 ] && grep -q '^# exit: 2' '$tmp/out2/zz_bench_waived.txt'"
 check "BENCH_JOBS=2: each file names its device and the parallel mode" "grep -qE '^# ran on: device [01] \(BENCH_JOBS=2: 2 samples at once' '$tmp/out2/zz_bench_c.txt'"
 # the point of it: at some moment two runs were on (on different GPUs)

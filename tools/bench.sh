@@ -38,6 +38,9 @@ if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
     exit 2
 fi
 [ "${1:-}" = --check-gpu ] && exit 0
+# CUDA numbers the devices as nvidia-smi does (its default puts the fastest
+# first), so the GPU named below and in the run files is the one that ran
+export CUDA_DEVICE_ORDER=${CUDA_DEVICE_ORDER:-PCI_BUS_ID}
 if [ "${BENCH_JOBS:-1}" != 1 ] && [ -z "${BENCH_WORKER:-}" ] && [ -z "${BENCH_REPORT_ONLY:-}" ]; then
     exec tools/bench_gpus.sh "$@"
 fi

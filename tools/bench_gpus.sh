@@ -28,7 +28,9 @@ if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
     echo "bench: no CUDA device visible (nvidia-smi lists none): nothing to measure"
     exit 2
 fi
-# The GPUs: CUDA_VISIBLE_DEVICES' entries when it is set, else nvidia-smi's indices.
+# The GPUs: CUDA_VISIBLE_DEVICES' entries when it is set, else nvidia-smi's
+# indices, which CUDA then uses too (not its default "fastest first")
+export CUDA_DEVICE_ORDER=${CUDA_DEVICE_ORDER:-PCI_BUS_ID}
 if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
     IFS=, read -r -a gpus <<<"$CUDA_VISIBLE_DEVICES"
 else
