@@ -157,6 +157,28 @@ EOF
 run_tool "$t"
 expect "all killed: exit 0" 0 "mutants: 1 of 1 killed \(100\.0%\)$"
 
+# A sample that needs two GPUs ("gpus: 2" in its sanitize.expect): with one
+# visible its mutants are built, not run, and skipped, which is no failure;
+# with two they run. The survivor proves they would be judged.
+t2=$tmp/tree2
+fake_tree "$t2"
+mkdir -p "$t2/0_Simple/fake2"
+sed 's/(BINDIR)\/fake /(BINDIR)\/fake2 /; s/(BINDIR)\/fake$/(BINDIR)\/fake2/' "$t2/0_Simple/fake/Makefile" >"$t2/0_Simple/fake2/Makefile"
+sed 's/fake:/fake2:/' "$t2/0_Simple/fake/fake.sh" >"$t2/0_Simple/fake2/fake.sh"
+printf '# needs two\n  gpus: 2\nmemcheck: clean\n' >"$t2/0_Simple/fake2/sanitize.expect"
+printf '%s\n' 'mutant: only' 'what: FAIL' 'file: fake.sh' 'find: echo "fake: $value"' \
+    'replace: echo "fake: FAIL"; exit 1' >"$t2/0_Simple/fake/mutants"
+printf '%s\n' 'mutant: survives' 'what: nothing' 'file: fake.sh' "find: printf 'tab:" \
+    "replace: printf 'TAB:" >"$t2/0_Simple/fake2/mutants"
+out=$(cd "$t2" && HAVE_GPU=1 N_GPUS=1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=2 bash tools/mutants.sh 2>&1); rc=$?
+expect "gpus: 2 on one GPU: skipped, not a failure" 0 "mutants: 1 of 1 killed \(100\.0%\); 1 more skipped: their samples need more GPUs than the 1 visible"
+if grep -qE "fake2/survives +skipped +needs 2 GPUs" <<<"$out" && [ -x "$t2/build/mutants/fake2/survives/bin/fake2" ]; then ok
+else bad "gpus: 2 on one GPU: not listed as skipped, or not built: $out"; fi
+out=$(cd "$t2" && HAVE_GPU=1 N_GPUS=1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=2 bash tools/mutants.sh fake2 2>&1); rc=$?
+expect "gpus: 2 alone on one GPU: exit 2 (WAIVED)" 2 "mutants: 0 of 0 killed \(0\.0%\); 1 more skipped"
+out=$(cd "$t2" && HAVE_GPU=1 CUDA_VISIBLE_DEVICES=0,1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=2 bash tools/mutants.sh 2>&1); rc=$?
+expect "gpus: 2 on two GPUs (CUDA_VISIBLE_DEVICES): run and judged" 1 "fake2/survives +SURVIVED"
+
 # Without a GPU: nothing is built, exit 2; a stale mutant is still found (exit 1).
 rm -rf "$t/build"
 out=$(cd "$t" && HAVE_GPU=0 bash tools/mutants.sh 2>&1); rc=$?

@@ -101,6 +101,31 @@ class Parsing(unittest.TestCase):
         self.assertEqual(run["output"], ["# device 0: a note", "s: PASS"])
         self.assertEqual(len(run["records"]), 1)
 
+    def test_run_file_of_a_several_gpu_bench(self):
+        """tools/bench_gpus.sh's `# ran on:` line is provenance (ran_on), not output; a
+        serial run has no ran_on key at all (results.json of before is unchanged)."""
+        with tempfile.TemporaryDirectory() as d:
+            head = ["# gpu: NVIDIA Test", "# date: 2026-01-02T03:04:05Z", "# commit: abc1234",
+                    "# dirty: no", "# command: make bench (bin/%s)"]
+            tail = ["RESULT sample=%s variant=v n=5 status=PASS time_ms=1 gbps=2", "%s: PASS",
+                    "# exit: 0"]
+            write(os.path.join(d, "a.txt"), "\n".join(
+                head + ["# ran on: device 1 (BENCH_JOBS=2: 2 samples at once, one per GPU)",
+                        "# clocks before: clocks.sm=1980"] + tail).replace("%s", "a") + "\n")
+            write(os.path.join(d, "b.txt"), "\n".join(head + tail).replace("%s", "b") + "\n")
+            a, b = R.parse_run_file(os.path.join(d, "a.txt")), R.parse_run_file(os.path.join(d, "b.txt"))
+            self.assertEqual(a["ran_on"], "device 1 (BENCH_JOBS=2: 2 samples at once, one per GPU)")
+            self.assertEqual(a["output"], ["a: PASS"])
+            self.assertEqual(a["clocks_before"], {"clocks.sm": 1980})
+            self.assertNotIn("ran_on", b)
+            doc = R.convert(d, ROOT)
+            self.assertEqual([r["sample"] for r in doc["runs"]], ["a", "b"])
+            md = R.report(doc, ROOT)
+            self.assertIn("| several GPUs | 1 of 2 runs made by `BENCH_JOBS=N make bench`", md)
+            self.assertIn("exit 0, ran on device 1 (BENCH_JOBS=2", md)
+            os.remove(os.path.join(d, "a.txt"))
+            self.assertNotIn("several GPUs", R.report(R.convert(d, ROOT), ROOT))
+
     def test_run_file_old_format_and_non_bench_files(self):
         with tempfile.TemporaryDirectory() as d:
             p = os.path.join(d, "s.txt")

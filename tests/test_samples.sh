@@ -8,7 +8,8 @@
 #   - without a GPU: --quick exits 2 and the last line is "<name>: WAIVED (...)"
 #     (with --json: a JSON record with "status":"WAIVED")
 #   - with a GPU: --quick exits 0 with "<name>: PASS" last, and --quick --json
-#     prints only valid JSON lines
+#     prints only valid JSON lines; a program that needs several GPUs ("gpus: N"
+#     in its folder's sanitize.expect) and sees fewer must instead WAIVE (exit 2)
 # The 8_Debugging cases get the same tests, both forms (<case>_buggy and
 # <case>_fixed), except that only the fixed form must PASS on a GPU: the
 # buggy one is there to show its bug.
@@ -29,7 +30,17 @@ bad()  { failed=$((failed + 1)); echo "FAIL: $*"; }
 if [ -z "${HAVE_GPU:-}" ]; then
     if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then HAVE_GPU=1; else HAVE_GPU=0; fi
 fi
-echo "process tests: GPU present: $HAVE_GPU"
+# GPUs visible: CUDA_VISIBLE_DEVICES' entries when it is set, else nvidia-smi's
+# list (N_GPUS=n overrides; with HAVE_GPU=1 and no count found: 1)
+if [ -z "${N_GPUS:-}" ]; then
+    if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+        N_GPUS=$(printf '%s\n' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+    else
+        N_GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+    fi
+    if [ "$HAVE_GPU" = 1 ] && [ "$N_GPUS" -lt 1 ]; then N_GPUS=1; fi
+fi
+echo "process tests: GPU present: $HAVE_GPU ($N_GPUS visible)"
 QUICK_TIMEOUT=${QUICK_TIMEOUT:-300}
 
 # expect_bad_arg NAME BIN OPTION-TEXT MUST-MENTION
@@ -52,11 +63,21 @@ if [ -z "$samples" ]; then bad "no samples found (make list)"; fi
 cases=$(MAKEFLAGS= make -s --no-print-directory list-cases 2>/dev/null)
 programs=
 buggy=" "
-for dir in $samples; do programs="$programs $(basename "$dir")"; done
+declare -A folder_of   # program -> its folder (the one holding its sanitize.expect)
+for dir in $samples; do programs="$programs $(basename "$dir")"; folder_of[$(basename "$dir")]=$dir; done
 for dir in $cases; do
     programs="$programs $(basename "$dir")_buggy $(basename "$dir")_fixed"
     buggy="$buggy$(basename "$dir")_buggy "
+    folder_of[$(basename "$dir")_buggy]=$dir
+    folder_of[$(basename "$dir")_fixed]=$dir
 done
+# gpus_needed NAME: the most GPUs any run in its folder's sanitize.expect
+# declares ("gpus: N"), 1 when none does
+gpus_needed() {
+    local n
+    n=$(sed -nE 's/^[[:space:]]*gpus:[[:space:]]*([0-9]+).*/\1/p' "${folder_of[$1]}/sanitize.expect" 2>/dev/null | sort -n | tail -n1)
+    echo "${n:-1}"
+}
 
 for name in $programs; do
     bin=bin/$name
@@ -97,6 +118,12 @@ for name in $programs; do
         tail -n1 "$tmp/out" >"$tmp/last"
         if [ $rc -eq 2 ] && "$JSON_CHECK" "$tmp/last" && grep -q '"status":"WAIVED"' "$tmp/last"; then ok
         else bad "$name --quick --json without GPU: exit $rc, last line '$(cat "$tmp/last")' (want 2 and a JSON WAIVED record)"; fi
+    elif [ "$(gpus_needed "$name")" -gt "$N_GPUS" ]; then
+        # needs more GPUs than are visible: WAIVED, with the reason
+        timeout "$QUICK_TIMEOUT" "$bin" --quick >"$tmp/out" 2>"$tmp/err"; rc=$?
+        last=$(tail -n1 "$tmp/out")
+        if [ $rc -eq 2 ] && [[ "$last" == "$name: WAIVED ("* ]]; then ok
+        else bad "$name --quick with $N_GPUS GPU(s): exit $rc, last line '$last' (want 2 and WAIVED: it needs $(gpus_needed "$name"))"; fi
     elif [[ "$buggy" != *" $name "* ]]; then
         timeout "$QUICK_TIMEOUT" "$bin" --quick >"$tmp/out" 2>"$tmp/err"; rc=$?
         last=$(tail -n1 "$tmp/out")

@@ -17,7 +17,19 @@
 # Environment: BENCH_ARGS (extra arguments for every default run),
 # BENCH_TIMEOUT (seconds per run, default 900), GIT_COMMIT and GIT_DIRTY
 # (yes/no) where the tree is a copy without .git (a lent GPU machine).
-# Exit: 0, 1 if a run failed, 2 without a GPU.
+# The samples run on the first GPU of CUDA_VISIBLE_DEVICES (its nvidia-smi
+# index or UUID; default 0), whose name names results/<GPU>/.
+# Several GPUs: BENCH_JOBS=N (N > 1) hands over to tools/bench_gpus.sh, which
+# spreads the samples over N GPUs, one at a time on each, calling this script
+# per sample as a worker (BENCH_WORKER=1: the runs only, no deviceQuery.json,
+# results.json, RESULTS.md, tables or charts; BENCH_RAN_ON: a `# ran on:`
+# header line saying where and how it ran) and once more at the end
+# (BENCH_REPORT_ONLY=1: no runs; results.json from every run file there,
+# the workers' included, then the rest). BENCH_OUT=DIR writes the run files,
+# results.json, RESULTS.md and the charts to DIR instead of results/<GPU>/ and
+# leaves the README tables alone (the tests).
+# Exit: 0, 1 if a run failed (a WAIVED run, exit 2: no GPU, or fewer GPUs
+# than the sample needs, is not a failure), 2 without a GPU.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -26,8 +38,18 @@ if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
     exit 2
 fi
 [ "${1:-}" = --check-gpu ] && exit 0
+# CUDA numbers the devices as nvidia-smi does (its default puts the fastest
+# first), so the GPU named below and in the run files is the one that ran
+export CUDA_DEVICE_ORDER=${CUDA_DEVICE_ORDER:-PCI_BUS_ID}
+if [ "${BENCH_JOBS:-1}" != 1 ] && [ -z "${BENCH_WORKER:-}" ] && [ -z "${BENCH_REPORT_ONLY:-}" ]; then
+    exec tools/bench_gpus.sh "$@"
+fi
 
-gpu_index=0     # nvidia-smi's index of the GPU the samples run on (their --device=0)
+# nvidia-smi's name of the GPU the samples run on (their --device=0): the
+# first entry of CUDA_VISIBLE_DEVICES (an index or a GPU UUID), else 0
+gpu_index=${CUDA_VISIBLE_DEVICES:-0}
+gpu_index=${gpu_index%%,*}
+[[ "$gpu_index" =~ ^([0-9]+|GPU-[0-9A-Fa-f-]+)$ ]] || gpu_index=0
 smi() { nvidia-smi -i "$gpu_index" --query-gpu="$1" --format="${2:-csv,noheader}" 2>/dev/null | head -n1; }
 gpu=$(smi name)
 driver=$(smi driver_version)
@@ -42,7 +64,7 @@ elif git rev-parse --git-dir >/dev/null 2>&1; then
 else
     dirty=unknown
 fi
-out=results/$slug
+out=${BENCH_OUT:-results/$slug}
 mkdir -p "$out"
 
 # clocks: the GPU's clocks and state now, as key=value (nvidia-smi's names)
@@ -63,9 +85,10 @@ clocks() {
 }
 
 samples=("$@")
-if [ ${#samples[@]} -eq 0 ]; then
-    mapfile -t samples < <(ls -d [0-8]_*/*/Makefile | xargs -n1 dirname | xargs -n1 basename)
+if [ ${#samples[@]} -eq 0 ]; then   # every sample (8_Debugging holds cases, not samples)
+    mapfile -t samples < <(ls -d [0-8]_*/*/Makefile | grep -v '^8_Debugging/' | xargs -n1 dirname | xargs -n1 basename)
 fi
+[ -n "${BENCH_REPORT_ONLY:-}" ] && samples=()
 
 # run_one SAMPLE FILE ARGS...: one run, saved with its provenance
 run_one() {
@@ -79,6 +102,7 @@ run_one() {
         echo "# commit: $commit"
         echo "# dirty: $dirty"
         echo "# command: make bench (bin/$s${*:+ $*})"
+        [ -n "${BENCH_RAN_ON:-}" ] && echo "# ran on: $BENCH_RAN_ON"
         echo "# clocks before: $(clocks)"
     } >"$f"
     echo "== $s $*"
@@ -90,11 +114,18 @@ run_one() {
         echo "# seconds: $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')"
         echo "# exit: $rc"
     } >>"$f"
-    [ "$rc" -eq 0 ] || status=1
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 2 ] || status=1   # WAIVED is not a failure
 }
 
-# the device's attributes (peaks for the roofline), once
-[ -x bin/deviceQuery ] && bin/deviceQuery --json >"$out/deviceQuery.json" 2>/dev/null
+# the device's attributes (peaks for the roofline), once: not in a worker
+# (the last pass writes it), and kept only from a run that passed
+if [ -z "${BENCH_WORKER:-}" ] && [ -x bin/deviceQuery ]; then
+    if bin/deviceQuery --json >"$out/.deviceQuery.json.tmp" 2>/dev/null; then
+        mv "$out/.deviceQuery.json.tmp" "$out/deviceQuery.json"
+    else
+        rm -f "$out/.deviceQuery.json.tmp"
+    fi
+fi
 
 status=0
 for s in "${samples[@]}"; do
@@ -112,9 +143,12 @@ for s in "${samples[@]}"; do
     done <"$args"
 done
 
+# a worker leaves these to the last pass, which reads every worker's run files
+[ -n "${BENCH_WORKER:-}" ] && exit $status
 python3 tools/results.py convert "$out" || status=1
 python3 tools/results.py report "$out/results.json" || status=1
-tools/results_table.sh || status=1
+# the README tables come from results/*/results.json: not for BENCH_OUT
+[ -n "${BENCH_OUT:-}" ] || tools/results_table.sh || status=1
 if command -v gnuplot >/dev/null; then
     python3 tools/charts.py "$out/results.json" || status=1
 else

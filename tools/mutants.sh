@@ -55,16 +55,20 @@
 # 0: the checks missed it) | stale (find not exactly once) | build error |
 # crash (a signal, another exit code, or exit 1 without the FAIL line: a
 # CUDA error stops a sample without its verdict) | timeout (MUTANT_TIMEOUT
-# seconds, default 300) | control failed. Then a kill-rate line
-#     mutants: K of N killed (P%)
-# Exit status: 0 only if every mutant was killed; 1 otherwise (and for any
+# seconds, default 300) | control failed | skipped (the sample needs more
+# GPUs than are visible: "gpus: N" in its sanitize.expect; built, not run,
+# not a failure, as the sample itself WAIVES there). Then a kill-rate line
+#     mutants: K of N killed (P%)[; S more skipped: ...]
+# Exit status: 0 only if every mutant that could run was killed; 1 otherwise (and for any
 # malformed file, stale mutant or missing file, with or without a GPU); 2 when
-# no GPU is visible (after checking that every mutant applies).
+# no GPU is visible (after checking that every mutant applies), or when every
+# mutant was skipped (too few GPUs).
 # With a GPU the report is also saved, with its provenance, as
 # results/<GPU>/mutants.txt (results/<GPU>/mutants__<samples>.txt when
 # samples are named; MUTANTS_SAVE=0: not saved).
-# HAVE_GPU=0/1 overrides the GPU detection (nvidia-smi -L); MUTANTS_DIR
-# (default build/mutants) moves the work folder.
+# HAVE_GPU=0/1 overrides the GPU detection (nvidia-smi -L), N_GPUS=n the
+# count of visible GPUs (CUDA_VISIBLE_DEVICES' entries, else nvidia-smi's
+# list); MUTANTS_DIR (default build/mutants) moves the work folder.
 set -u
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -301,6 +305,22 @@ if [ "$HAVE_GPU" != 1 ] && [ $build_only -eq 0 ]; then
     exit 1
 fi
 
+# GPUs visible, and those a sample needs (the most any run of its
+# sanitize.expect declares with "gpus: N"; 1 when none does)
+if [ -z "${N_GPUS:-}" ]; then
+    if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+        N_GPUS=$(printf '%s\n' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+    else
+        N_GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+    fi
+    [ "$HAVE_GPU" = 1 ] && [ "$N_GPUS" -lt 1 ] && N_GPUS=1
+fi
+gpus_needed() {  # SAMPLE-DIR
+    local n
+    n=$(sed -nE 's/^[[:space:]]*gpus:[[:space:]]*([0-9]+).*/\1/p' "$1/sanitize.expect" 2>/dev/null | sort -n | tail -n1)
+    echo "${n:-1}"
+}
+
 # ---- building --------------------------------------------------------------
 
 # A mutant's work folder: tree/ (common/ and the sample folder, mutated),
@@ -443,6 +463,8 @@ report() {
             v="stale"; detail="find: does not occur exactly once in ${M_FILE[$i]}"
         elif [ "$(cat "$w/build.rc" 2>/dev/null)" != 0 ] || [ ! -x "$w/bin/$b" ]; then
             v="build error"; detail="see ${w#"$ROOT/"}/build.log: $(grep -m1 -E 'error' "$w/build.log" | cut -c1-120)"
+        elif [ "$(gpus_needed "${M_DIR[$i]}")" -gt "$N_GPUS" ]; then
+            v="skipped"; detail="needs $(gpus_needed "${M_DIR[$i]}") GPUs (its sanitize.expect); $N_GPUS visible: not run"
         elif ! control_ok "$s" "$b" "$a"; then
             v="control failed"; detail="the unmutated $b fails with these arguments"
         else
@@ -454,19 +476,25 @@ report() {
         count[$v]=$(( ${count[$v]:-0} + 1 ))
         [ "$v" = killed ] && killed=$((killed + 1))
         printf '  %-44s %-14s %s\n' "$s/$name" "$v" "$detail"
-        [ "$v" = killed ] || printf '  %-44s %-14s what: %s (args: %s)\n' "" "" "${M_WHAT[$i]}" "$a"
+        [ "$v" = killed ] || [ "$v" = skipped ] || printf '  %-44s %-14s what: %s (args: %s)\n' "" "" "${M_WHAT[$i]}" "$a"
     done
+    local skipped=${count[skipped]:-0} ran=$((nm - ${count[skipped]:-0}))
     others=""
     for v in SURVIVED stale "build error" crash timeout "control failed"; do
         [ -n "${count[$v]:-}" ] && others+="; ${count[$v]} $v"
     done
-    if [ "$nm" -gt 0 ]; then
-        pct=$(awk -v k="$killed" -v n="$nm" 'BEGIN { printf "%.1f", 100 * k / n }')
+    if [ "$skipped" -gt 0 ]; then
+        others+="; $skipped more skipped: their samples need more GPUs than the $N_GPUS visible"
+    fi
+    if [ "$ran" -gt 0 ]; then
+        pct=$(awk -v k="$killed" -v n="$ran" 'BEGIN { printf "%.1f", 100 * k / n }')
     else
         pct="0.0"
     fi
-    echo "mutants: $killed of $nm killed ($pct%)$others"
-    [ "$killed" -eq "$nm" ] && [ "$nm" -gt 0 ] && [ $errors -eq 0 ]
+    echo "mutants: $killed of $ran killed ($pct%)$others"
+    # every mutant skipped (a multi-GPU sample alone on one GPU): WAIVED, as the sample
+    if [ "$ran" -eq 0 ] && [ "$skipped" -gt 0 ] && [ $errors -eq 0 ]; then return 2; fi
+    [ "$killed" -eq "$ran" ] && [ "$ran" -gt 0 ] && [ $errors -eq 0 ]
 }
 
 save=0

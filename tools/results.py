@@ -29,7 +29,10 @@ output between a header and a trailer:
   # clocks after: ...           # seconds: 5.8           # exit: 0
 
 (`dirty`, the clocks and `seconds` are absent from files written before
-they existed.) Records are the RESULT lines (key=value; a value in double
+they existed.) A run made by tools/bench_gpus.sh (BENCH_JOBS=N: several GPUs,
+one sample on each at a time) has a header line `# ran on: device 1
+(BENCH_JOBS=2: ...)`, kept as the run's `ran_on`; its workers' run files
+land in one folder and `convert` makes one results.json of them all. Records are the RESULT lines (key=value; a value in double
 quotes is a JSON string) and the rows of a CSV block whose header starts
 `sample,variant,` (bandwidthTest --csv). `nan`/`inf` and empty CSV cells
 become null. The size of a record is its keys between `variant` and
@@ -69,7 +72,8 @@ NVIDIA_FILE = "results/nvidia_samples.tsv"
 
 # ---- reading the samples' output -------------------------------------------
 
-HEADER_KEYS = ("gpu", "driver", "cuda", "date", "commit", "dirty", "command", "clocks before")
+HEADER_KEYS = ("gpu", "driver", "cuda", "date", "commit", "dirty", "command", "ran on",
+               "clocks before")
 TRAILER_KEYS = ("clocks after", "seconds", "exit")
 _META = re.compile(r"^# (%s): ?(.*)$" % "|".join(HEADER_KEYS + TRAILER_KEYS))
 _TOKEN = re.compile(r'([A-Za-z_][A-Za-z0-9_.]*)=("(?:[^"\\]|\\.)*"|\S*)')
@@ -153,6 +157,8 @@ def parse_run_file(path):
     run["date"] = meta.get("date")
     run["commit"] = commit
     run["dirty"] = dirty
+    if "ran on" in meta:                    # only runs of tools/bench_gpus.sh say where
+        run["ran_on"] = meta["ran on"]
     run["exit"] = int(meta["exit"]) if _INT.match(meta.get("exit", "")) else None
     run["seconds"] = float(meta["seconds"]) if _FLOAT.match(meta.get("seconds", "")) else None
     run["clocks_before"] = parse_pairs(meta["clocks before"]) if "clocks before" in meta else None
@@ -446,6 +452,8 @@ def run_provenance(run):
     if run.get("seconds") is not None:
         bits.append("%s s" % fmt(run["seconds"]))
     bits.append("exit %s" % fmt(run["exit"]))
+    if run.get("ran_on"):
+        bits.append("ran on " + run["ran_on"])
     return ", ".join(bits)
 
 
@@ -580,6 +588,17 @@ def chart_names(doc):
     return charts.chart_stems(doc)
 
 
+def parallel_rows(runs):
+    """A row saying how many runs tools/bench_gpus.sh made (several GPUs), if any."""
+    n = sum(1 for r in runs if r.get("ran_on"))
+    if not n:
+        return []
+    return ["| several GPUs | %d of %d runs made by `BENCH_JOBS=N make bench` (each run's "
+            "`ran on` says where); one made \"at once\" with others on other GPUs shared the "
+            "host's CPU, memory and PCIe with them, so compare its CPU baseline and host copies "
+            "with a `BENCH_JOBS=1` run |" % (n, len(runs))]
+
+
 def report(doc, root=ROOT):
     """RESULTS.md for one results document."""
     nvidia = nvidia_figures(root)
@@ -597,6 +616,7 @@ def report(doc, root=ROOT):
            "| command | `%s` (each run's own command below) |" % doc["command"],
            "| runs | %d runs, %d records, %s |" % (
                len(doc["runs"]), sum(len(r["records"]) for r in doc["runs"]), seconds_text(doc["runs"])),
+           ] + parallel_rows(doc["runs"]) + [
            "| clocks before | %s |" % md_cell(clocks_text(doc["clocks"]["before"])),
            "| clocks after | %s |" % md_cell(clocks_text(doc["clocks"]["after"])),
            "", "## Headlines", "",

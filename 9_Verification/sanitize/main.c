@@ -8,8 +8,9 @@
  *         bin/sanitize --binary ./my_app --args "--n 100" --expect my_app.expect
  *         bin/sanitize --list               the runs it would do (no GPU needed)
  *         bin/sanitize --parse report.xml   read one saved XML report (no GPU needed)
- * Exit: 0 every run CLEAN or DETECTED; 1 any MISSED, UNEXPECTED or ERROR (or
- * a bad argument); 2 WAIVED: no CUDA device. See README.md, which lists the
+ * Exit: 0 every run CLEAN, DETECTED or SKIPPED (it needs more GPUs than are
+ * visible: "gpus:"); 1 any MISSED, UNEXPECTED or ERROR (or a bad argument);
+ * 2 WAIVED: no CUDA device. See README.md, which lists the
  * guarantees this file keeps: no shell, no empty or unknown value taken as
  * "everything", nothing followed through a symlink in --out, nothing left
  * running, caps on what is read and kept.
@@ -65,7 +66,7 @@ static void usage(FILE *f)
         "usage: sanitize [options]\n"
         "Runs programs under compute-sanitizer (memcheck, racecheck, initcheck, synccheck) and\n"
         "judges each run against the declared expectations: CLEAN, DETECTED, MISSED,\n"
-        "UNEXPECTED or ERROR.\n\n"
+        "UNEXPECTED or ERROR (SKIPPED: a run needing more GPUs than are visible).\n\n"
         "What to run (default: the suite: every [0-8]_*/*/ folder with a Makefile or a\n"
         "sanitize.expect, and every 9_Verification/*/ folder with a sanitize.expect):\n"
         "  --sample=NAME[,NAME]   only these runs (run names or folder names; repeatable)\n"
@@ -79,7 +80,8 @@ static void usage(FILE *f)
         "How:\n"
         "  --root=DIR             the repository root (default .); runs start there\n"
         "  --jobs=N               parallel workers, one GPU each via CUDA_VISIBLE_DEVICES\n"
-        "                         (default: the number of visible GPUs)\n"
+        "                         (default: the number of visible GPUs; a run declaring\n"
+        "                         'gpus: N' gets N of them, or is SKIPPED where fewer exist)\n"
         "  --timeout=S            per-run limit in seconds, reading its report included\n"
         "                         (default 600; sanitize.expect may set its own)\n"
         "  --sanitizer=PATH       compute-sanitizer to use (default: $COMPUTE_SANITIZER, PATH,\n"
@@ -794,7 +796,8 @@ int main(int argc, char **argv)
     sz_result *res = calloc((size_t)(runs.n * SZ_N_TOOLS + 1), sizeof *res);
     int *job_timeout = calloc((size_t)(runs.n * SZ_N_TOOLS + 1), sizeof(int));
     int *job_run = calloc((size_t)(runs.n * SZ_N_TOOLS + 1), sizeof *job_run);
-    if (!res || !job_timeout || !job_run) {
+    int *job_gpus = calloc((size_t)(runs.n * SZ_N_TOOLS + 1), sizeof(int));
+    if (!res || !job_timeout || !job_run || !job_gpus) {
         fprintf(stderr, "sanitize: error: out of memory\n");
         return 1;
     }
@@ -811,6 +814,8 @@ int main(int argc, char **argv)
             r->expect = runs.runs[i].tool[t];
             job_timeout[n_jobs] = runs.runs[i].timeout_s ? runs.runs[i].timeout_s : c.timeout_s;
             job_run[n_jobs] = i;
+            job_gpus[n_jobs] = runs.runs[i].gpus > 1 ? runs.runs[i].gpus : 1;
+            r->gpus = job_gpus[n_jobs];
             n_jobs++;
         }
     }
@@ -819,6 +824,7 @@ int main(int argc, char **argv)
             const sz_result *r = &res[j];
             sz_print_clean(stdout, "%-28s %-10s %s %s  expect: ", r->label, sz_tool_name(r->tool),
                            r->binary, r->args);
+            if (job_gpus[j] > 1) printf("(%d GPUs) ", job_gpus[j]);
             if (!r->expect.detect) printf("clean");
             for (int k = 0; k < r->expect.n; k++)
                 sz_print_clean(stdout, "%s%s at %s:%d", k ? ", " : "", r->expect.e[k].kind,
@@ -837,6 +843,7 @@ int main(int argc, char **argv)
         free(res);
         free(job_timeout);
         free(job_run);
+        free(job_gpus);
         free(runs.runs);
         return n_jobs ? 0 : 1;
     }
@@ -943,6 +950,31 @@ int main(int argc, char **argv)
             else snprintf(bin, sizeof bin, "%s/%s", root_abs, r->binary);
             const char *why = NULL;
             char msg[300] = "";
+            /* A multi-GPU run ("gpus: N") gets N devices: its worker's own
+             * first, then the next ones in the list (shared with those
+             * workers' runs while it lasts: a sanitizer run checks
+             * correctness, not speed). Fewer visible: SKIPPED, not run, and
+             * not a failure. */
+            if (job_gpus[j] > n_ids) {
+                r->verdict = SZ_SKIPPED;
+                r->exit_code = -1;
+                snprintf(r->message, sizeof r->message, "needs %d GPUs; %d visible", job_gpus[j],
+                         n_ids);
+                r->xml_path[0] = r->log_path[0] = '\0';
+                done++;
+                w--; /* the slot is still free */
+                if (!c.quiet)
+                    sz_print_clean(stdout, "# [%d/%d] %-24s %-10s %-10s %6.1f s  %s\n", done, n_jobs,
+                                   r->label, sz_tool_name(r->tool), sz_verdict_name(r->verdict),
+                                   0.0, r->message);
+                continue;
+            }
+            char cvd_value[MAX_WORKERS * 65 + 1] = "";
+            for (int k = 0; k < job_gpus[j]; k++) {
+                size_t at = strlen(cvd_value);
+                snprintf(cvd_value + at, sizeof cvd_value - at, "%s%s", k ? "," : "",
+                         dev_ids[(w + k) % n_ids]);
+            }
             if (!executable(bin)) {
                 why = "not built";
             } else {
@@ -959,7 +991,7 @@ int main(int argc, char **argv)
                                                   strerror(errno));
                 if (slots[w].argc < 0 ||
                     sz_proc_start(&slots[w].proc, slots[w].argv, root_abs, slots[w].log_fd,
-                                  c.max_log, "CUDA_VISIBLE_DEVICES", dev_ids[w % n_ids],
+                                  c.max_log, "CUDA_VISIBLE_DEVICES", cvd_value,
                                   job_timeout[j])) {
                     if (!msg[0]) snprintf(msg, sizeof msg, "%s", strerror(errno));
                     why = "cannot start compute-sanitizer";
@@ -1051,12 +1083,13 @@ int main(int argc, char **argv)
     }
     close(rawfd);
     close(outfd);
-    int counts[5];
+    int counts[SZ_N_VERDICTS];
     int failed = sz_count(res, n_jobs, counts);
     for (int j = 0; j < n_jobs; j++) sz_result_free(&res[j]);
     free(res);
     free(job_timeout);
     free(job_run);
+    free(job_gpus);
     free(labels);
     free(bases);
     free(runs.runs);

@@ -122,6 +122,7 @@ typedef struct {
     char binary[512];    /* relative to the repo root, or absolute */
     char args[512];
     int timeout_s;       /* 0: the harness default */
+    int gpus;            /* GPUs the run needs ("gpus:" line; 1 by default) */
     sz_tool_expect tool[SZ_N_TOOLS];
 } sz_run_spec;
 
@@ -150,7 +151,9 @@ int sz_matches(const sz_expected *e, const sz_detection *d);
 int sz_same_file(const char *path, const char *want);
 
 /* ---- verdicts ------------------------------------------------------- */
-typedef enum { SZ_CLEAN, SZ_DETECTED, SZ_MISSED, SZ_UNEXPECTED, SZ_ERROR } sz_verdict;
+/* SKIPPED: the run needs more GPUs than are visible ("gpus:"); not a failure. */
+typedef enum { SZ_CLEAN, SZ_DETECTED, SZ_MISSED, SZ_UNEXPECTED, SZ_ERROR, SZ_SKIPPED } sz_verdict;
+#define SZ_N_VERDICTS 6
 const char *sz_verdict_name(sz_verdict v);
 
 typedef struct {
@@ -161,6 +164,7 @@ typedef struct {
     int tool;
     sz_tool_expect expect;
     sz_verdict verdict;
+    int gpus;            /* devices the run gets ("gpus: N"; 0 or 1: one) */
     double seconds;
     int exit_code;       /* compute-sanitizer's exit status; -1 if killed */
     int timed_out;
@@ -203,9 +207,9 @@ void sz_write_table(FILE *f, const sz_result *r, int n);
 /* 0 on success. */
 int sz_write_json(FILE *f, const sz_result *r, int n, const sz_meta *meta);
 int sz_write_junit(FILE *f, const sz_result *r, int n);
-/* Counts per verdict (counts[SZ_ERROR + 1]); returns the number of runs that
- * fail the harness (MISSED + UNEXPECTED + ERROR). */
-int sz_count(const sz_result *r, int n, int counts[5]);
+/* Counts per verdict (counts[SZ_N_VERDICTS]); returns the number of runs that
+ * fail the harness (MISSED + UNEXPECTED + ERROR; SKIPPED does not). */
+int sz_count(const sz_result *r, int n, int counts[SZ_N_VERDICTS]);
 
 /* ---- processes ------------------------------------------------------ */
 /* Split a command-line string on white space; "..." and '...' group words,

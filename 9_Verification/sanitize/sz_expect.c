@@ -29,8 +29,9 @@ int sz_tool_parse(const char *name)
 
 const char *sz_verdict_name(sz_verdict v)
 {
-    static const char *const n[] = {"CLEAN", "DETECTED", "MISSED", "UNEXPECTED", "ERROR"};
-    return v >= SZ_CLEAN && v <= SZ_ERROR ? n[v] : "?";
+    static const char *const n[] = {"CLEAN", "DETECTED", "MISSED", "UNEXPECTED", "ERROR",
+                                    "SKIPPED"};
+    return v >= SZ_CLEAN && v <= SZ_SKIPPED ? n[v] : "?";
 }
 
 static void init_run(sz_run_spec *r, const char *name, const char *folder)
@@ -40,6 +41,7 @@ static void init_run(sz_run_spec *r, const char *name, const char *folder)
     snprintf(r->folder, sizeof r->folder, "%s", folder ? folder : "");
     snprintf(r->binary, sizeof r->binary, "bin/%s", name);
     snprintf(r->args, sizeof r->args, "--quick");
+    r->gpus = 1;
     for (int t = 0; t < SZ_N_TOOLS; t++) r->tool[t].enabled = 1;
 }
 
@@ -139,6 +141,7 @@ int sz_expect_parse(const char *text, const char *name, const char *folder, cons
     memset(out, 0, sizeof *out);
     sz_run_spec *cur = NULL;
     int said[SZ_N_TOOLS]; /* tool lines seen in the current run */
+    int said_gpus = 0;    /* a "gpus:" line seen in the current run */
     int ln = 0;
     const char *p = text;
     while (*p) {
@@ -172,6 +175,7 @@ int sz_expect_parse(const char *text, const char *name, const char *folder, cons
             }
             init_run(cur, name, folder);
             memset(said, 0, sizeof said);
+            said_gpus = 0;
             if (!*val) {
                 errf(err, errlen, where, ln, "'run:' needs a binary");
                 goto fail;
@@ -203,6 +207,7 @@ int sz_expect_parse(const char *text, const char *name, const char *folder, cons
             }
             init_run(cur, name, folder);
             memset(said, 0, sizeof said);
+            said_gpus = 0;
         }
         if (!strcmp(key, "name")) {
             if (!*val || strchr(val, ' ') || strlen(val) >= sizeof cur->name) {
@@ -219,6 +224,22 @@ int sz_expect_parse(const char *text, const char *name, const char *folder, cons
                 goto fail;
             }
             cur->timeout_s = (int)s;
+        } else if (!strcmp(key, "gpus")) {
+            /* a multi-GPU program: the run gets this many devices in
+             * CUDA_VISIBLE_DEVICES, and is SKIPPED where fewer are visible.
+             * Digits only ("+2", " 2x", "0x2" are typos, not numbers). */
+            char *end;
+            long n = isdigit((unsigned char)*val) ? strtol(val, &end, 10) : 0;
+            if (!isdigit((unsigned char)*val) || *end || n < 1 || n > 64) {
+                errf(err, errlen, where, ln, "'gpus:' needs a number of GPUs (1 to 64), found '%s'",
+                     val);
+                goto fail;
+            }
+            if (said_gpus++) {
+                errf(err, errlen, where, ln, "'gpus:' is declared twice for this run");
+                goto fail;
+            }
+            cur->gpus = (int)n;
         } else if (!strcmp(key, "tools")) {
             int any = 0;
             for (int t = 0; t < SZ_N_TOOLS; t++) cur->tool[t].enabled = 0;
@@ -239,7 +260,7 @@ int sz_expect_parse(const char *text, const char *name, const char *folder, cons
         } else {
             int t = sz_tool_parse(key);
             if (t < 0) {
-                errf(err, errlen, where, ln, "unknown key '%s' (run, name, timeout, tools, "
+                errf(err, errlen, where, ln, "unknown key '%s' (run, name, timeout, gpus, tools, "
                      "memcheck, racecheck, initcheck, synccheck)", key);
                 goto fail;
             }

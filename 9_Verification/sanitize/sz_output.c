@@ -104,9 +104,9 @@ void sz_print_clean(FILE *f, const char *fmt, ...)
     va_end(aq);
 }
 
-int sz_count(const sz_result *r, int n, int counts[5])
+int sz_count(const sz_result *r, int n, int counts[SZ_N_VERDICTS])
 {
-    for (int v = 0; v < 5; v++) counts[v] = 0;
+    for (int v = 0; v < SZ_N_VERDICTS; v++) counts[v] = 0;
     for (int i = 0; i < n; i++) counts[r[i].verdict]++;
     return counts[SZ_MISSED] + counts[SZ_UNEXPECTED] + counts[SZ_ERROR];
 }
@@ -114,7 +114,7 @@ int sz_count(const sz_result *r, int n, int counts[5])
 static void detections_summary(const sz_result *r, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (r->verdict == SZ_ERROR) return;
+    if (r->verdict == SZ_ERROR || r->verdict == SZ_SKIPPED) return; /* nothing was read */
     if (r->found.n == 0) {
         snprintf(buf, len, "-");
         return;
@@ -147,7 +147,7 @@ static void write_table(FILE *f, const sz_result *r, int n)
         fprintf(f, "\n%s under %s: %s%s%s\n", x->label, sz_tool_name(x->tool),
                 sz_verdict_name(x->verdict), x->message[0] ? ": " : "", x->message);
         for (int k = 0; k < x->expect.n; k++) {
-            if (!x->missed[k] || x->verdict == SZ_ERROR) continue;
+            if (!x->missed[k] || x->verdict == SZ_ERROR || x->verdict == SZ_SKIPPED) continue;
             const sz_expected *e = &x->expect.e[k];
             if (e->line)
                 fprintf(f, "  MISSED     %s at %s:%d (declared, not reported)\n", e->kind, e->file,
@@ -170,10 +170,14 @@ static void write_table(FILE *f, const sz_result *r, int n)
         }
         if (x->log_path[0]) fprintf(f, "  log: %s\n", x->log_path);
     }
-    int c[5];
+    int c[SZ_N_VERDICTS];
     int bad = sz_count(r, n, c);
-    fprintf(f, "\nsanitize: %d runs: %d CLEAN, %d DETECTED, %d MISSED, %d UNEXPECTED, %d ERROR -> %s\n",
-            n, c[SZ_CLEAN], c[SZ_DETECTED], c[SZ_MISSED], c[SZ_UNEXPECTED], c[SZ_ERROR],
+    /* SKIPPED (a run that needs more GPUs than are visible) is named only
+     * when there is one, so the usual line keeps its usual shape */
+    char skipped[48] = "";
+    if (c[SZ_SKIPPED]) snprintf(skipped, sizeof skipped, ", %d SKIPPED", c[SZ_SKIPPED]);
+    fprintf(f, "\nsanitize: %d runs: %d CLEAN, %d DETECTED, %d MISSED, %d UNEXPECTED, %d ERROR%s -> %s\n",
+            n, c[SZ_CLEAN], c[SZ_DETECTED], c[SZ_MISSED], c[SZ_UNEXPECTED], c[SZ_ERROR], skipped,
             bad ? "FAIL" : "PASS");
 }
 
@@ -255,7 +259,7 @@ static void json_detection(FILE *f, const sz_detection *d, int unexpected)
 
 int sz_write_json(FILE *f, const sz_result *r, int n, const sz_meta *m)
 {
-    int c[5];
+    int c[SZ_N_VERDICTS];
     int bad = sz_count(r, n, c);
     fputs("{\"harness\":\"sanitize\",\"date\":", f);
     jstr(f, m ? m->date : "");
@@ -271,9 +275,9 @@ int sz_write_json(FILE *f, const sz_result *r, int n, const sz_meta *m)
     jstr(f, m && m->containment ? m->containment : "");
     fprintf(f, ",\"workers\":%d", m ? m->workers : 1);
     fprintf(f, ",\"summary\":{\"runs\":%d,\"CLEAN\":%d,\"DETECTED\":%d,\"MISSED\":%d,"
-               "\"UNEXPECTED\":%d,\"ERROR\":%d,\"status\":\"%s\"}",
+               "\"UNEXPECTED\":%d,\"ERROR\":%d,\"SKIPPED\":%d,\"status\":\"%s\"}",
             n, c[SZ_CLEAN], c[SZ_DETECTED], c[SZ_MISSED], c[SZ_UNEXPECTED], c[SZ_ERROR],
-            bad ? "FAIL" : "PASS");
+            c[SZ_SKIPPED], bad ? "FAIL" : "PASS");
     fputs(",\"runs\":[", f);
     for (int i = 0; i < n; i++) {
         const sz_result *x = &r[i];
@@ -290,8 +294,8 @@ int sz_write_json(FILE *f, const sz_result *r, int n, const sz_meta *m)
         jstr(f, x->args);
         fputs(",\"verdict\":", f);
         jstr(f, sz_verdict_name(x->verdict));
-        fprintf(f, ",\"seconds\":%.3f,\"exit_code\":%d,\"timed_out\":%s,\"message\":", x->seconds,
-                x->exit_code, x->timed_out ? "true" : "false");
+        fprintf(f, ",\"gpus\":%d,\"seconds\":%.3f,\"exit_code\":%d,\"timed_out\":%s,\"message\":",
+                x->gpus > 1 ? x->gpus : 1, x->seconds, x->exit_code, x->timed_out ? "true" : "false");
         jstr(f, x->message);
         fputs(",\"xml\":", f);
         jstr(f, x->xml_path);
@@ -306,7 +310,8 @@ int sz_write_json(FILE *f, const sz_result *r, int n, const sz_meta *m)
                 fputs(",\"file\":", f);
                 jstr(f, e->file);
                 fprintf(f, ",\"line\":%d,\"found\":%s}", e->line,
-                        x->verdict != SZ_ERROR && !x->missed[k] ? "true" : "false");
+                        x->verdict != SZ_ERROR && x->verdict != SZ_SKIPPED && !x->missed[k]
+                            ? "true" : "false");
             }
             fputs("]", f);
         }
@@ -352,7 +357,7 @@ static void xstr(FILE *f, const char *s)
 
 int sz_write_junit(FILE *f, const sz_result *r, int n)
 {
-    int c[5];
+    int c[SZ_N_VERDICTS];
     sz_count(r, n, c);
     double total = 0;
     for (int i = 0; i < n; i++) total += r[i].seconds;
@@ -360,8 +365,8 @@ int sz_write_junit(FILE *f, const sz_result *r, int n)
     fprintf(f, "<testsuites name=\"sanitize\" tests=\"%d\" failures=\"%d\" errors=\"%d\" "
                "time=\"%.3f\">\n", n, c[SZ_MISSED] + c[SZ_UNEXPECTED], c[SZ_ERROR], total);
     fprintf(f, "  <testsuite name=\"compute-sanitizer\" tests=\"%d\" failures=\"%d\" errors=\"%d\" "
-               "skipped=\"0\" time=\"%.3f\">\n", n, c[SZ_MISSED] + c[SZ_UNEXPECTED], c[SZ_ERROR],
-            total);
+               "skipped=\"%d\" time=\"%.3f\">\n", n, c[SZ_MISSED] + c[SZ_UNEXPECTED], c[SZ_ERROR],
+            c[SZ_SKIPPED], total);
     for (int i = 0; i < n; i++) {
         const sz_result *x = &r[i];
         fputs("    <testcase classname=\"sanitize.", f);
@@ -378,6 +383,12 @@ int sz_write_junit(FILE *f, const sz_result *r, int n)
                 xstr(f, w);
             }
             fputs("</system-out>\n    </testcase>\n", f);
+            continue;
+        }
+        if (x->verdict == SZ_SKIPPED) { /* not run: neither a failure nor an error */
+            fputs(">\n      <skipped message=\"", f);
+            xstr(f, x->message);
+            fputs("\"/>\n    </testcase>\n", f);
             continue;
         }
         const char *tag = x->verdict == SZ_ERROR ? "error" : "failure";

@@ -81,6 +81,31 @@ bin/sanitize --binary=bin/planted_barrier --tool=synccheck --timeout=1 --sanitiz
 check "timeout: exit 1" "[ $? = 1 ]"
 check "timeout: ERROR" "grep -q 'ERROR: timed out after 1 s' '$out/d.txt'"
 
+# a multi-GPU run ("gpus: 2"): two devices in its CUDA_VISIBLE_DEVICES, its
+# worker's first; SKIPPED (not a failure) where fewer are visible
+printf 'gpus: 2\nmemcheck: clean\n' >"$out/two.expect"
+bin/sanitize --binary=bin/planted_clean --expect="$out/two.expect" --tool=memcheck --sanitizer=$fake --assume-gpus=3 --out="$out/mg1" --quiet >"$out/mg1.txt" 2>&1
+check "gpus: 2 on three GPUs: exit 0" "[ $? = 0 ]"
+check "gpus: 2 gets two devices" "grep -q 'CUDA_VISIBLE_DEVICES=0,1 ' '$out'/mg1/raw/*.log"
+check "gpus: 2 in the JSON" "json_ok '$out/mg1/sanitize.json' && grep -q '\"verdict\":\"CLEAN\",\"gpus\":2,' '$out/mg1/sanitize.json'"
+bin/sanitize --binary=bin/planted_clean --expect="$out/two.expect" --tool=memcheck,racecheck --sanitizer=$fake --assume-gpus=1 --out="$out/mg2" >"$out/mg2.txt" 2>&1
+check "gpus: 2 on one GPU: exit 0" "[ $? = 0 ]"
+check "gpus: 2 on one GPU: SKIPPED, not run" "grep -q '2 runs: 0 CLEAN, 0 DETECTED, 0 MISSED, 0 UNEXPECTED, 0 ERROR, 2 SKIPPED -> PASS' '$out/mg2.txt' && ! ls '$out'/mg2/raw/*.log >/dev/null 2>&1"
+check "gpus: 2 on one GPU: the reason" "grep -q 'SKIPPED: needs 2 GPUs; 1 visible' '$out/mg2.txt' && grep -q '^# \[2/2\] planted_clean .*SKIPPED .*needs 2 GPUs; 1 visible' '$out/mg2.txt'"
+check "gpus: 2 on one GPU: summary.txt and JSON say SKIPPED" "grep -q '2 SKIPPED -> PASS' '$out/mg2/summary.txt' && json_ok '$out/mg2/sanitize.json' && grep -q '\"SKIPPED\":2,\"status\":\"PASS\"' '$out/mg2/sanitize.json'"
+check "gpus: 2 on one GPU: JUnit skipped, not failed" "grep -q 'failures=\"0\" errors=\"0\" skipped=\"2\"' '$out/mg2/sanitize.junit.xml' && [ \$(grep -c '<skipped message=\"needs 2 GPUs; 1 visible\"/>' '$out/mg2/sanitize.junit.xml') = 2 ]"
+CUDA_VISIBLE_DEVICES=5,7 bin/sanitize --binary=bin/planted_clean --expect="$out/two.expect" --tool=memcheck,racecheck --sanitizer=$fake --assume-gpus=2 --out="$out/mg3" --quiet >"$out/mg3.txt" 2>&1
+check "gpus: 2 keeps CUDA_VISIBLE_DEVICES' ids, each worker's first" "grep -q 'CUDA_VISIBLE_DEVICES=5,7 ' '$out'/mg3/raw/*.log && grep -q 'CUDA_VISIBLE_DEVICES=7,5 ' '$out'/mg3/raw/*.log"
+CUDA_VISIBLE_DEVICES=5,7 bin/sanitize --binary=bin/planted_clean --expect="$out/two.expect" --tool=memcheck,racecheck --jobs=1 --sanitizer=$fake --assume-gpus=2 --out="$out/mg4" --quiet >"$out/mg4.txt" 2>&1
+check "gpus: 2 with --jobs=1: both runs get 5,7" "[ \$(grep -l 'CUDA_VISIBLE_DEVICES=5,7 ' '$out'/mg4/raw/*.log | wc -l) = 2 ]"
+bin/sanitize --binary=bin/planted_clean --expect="$out/two.expect" --sanitizer=$fake --assume-gpus=1 --list >"$out/mg5.txt" 2>&1
+check "gpus: 2 in --list" "[ \$(grep -c 'expect: (2 GPUs) clean' '$out/mg5.txt') = 4 ]"
+for v in 0 +2 two '2 2' ''; do
+    printf 'gpus: %s\n' "$v" >"$out/badgpus.expect"
+    bin/sanitize --binary=bin/planted_clean --expect="$out/badgpus.expect" --list >"$out/mg6.txt" 2>&1
+    check "gpus: '$v' refused, exit 1" "[ $? = 1 ] && grep -q \"'gpus:' needs a number of GPUs\" '$out/mg6.txt'"
+done
+
 bin/sanitize --tool=asan >/dev/null 2>&1
 check "bad --tool: exit 1" "[ $? = 1 ]"
 bin/sanitize --list --folder=9_Verification/planted >"$out/e.txt" 2>&1

@@ -629,6 +629,27 @@ static void test_expect_parse(void **state)
     assert_string_equal(f.runs[0].args, "--quick");
     assert_int_equal(f.runs[0].tool[SZ_RACECHECK].detect, 1);
     assert_int_equal(f.runs[0].tool[SZ_MEMCHECK].detect, 0);
+    assert_int_equal(f.runs[0].gpus, 1);   /* the default */
+    sz_expect_free(&f);
+
+    /* gpus: a multi-GPU program's run, before or after its run: line */
+    assert_int_equal(sz_expect_parse("gpus: 2\nmemcheck: clean\n", "p2p", "1_Utilities/p2p", "g",
+                                     &f, err, sizeof err), 0);
+    assert_int_equal(f.n, 1);
+    assert_int_equal(f.runs[0].gpus, 2);
+    assert_string_equal(f.runs[0].binary, "bin/p2p");
+    sz_expect_free(&f);
+    assert_int_equal(sz_expect_parse("run: bin/a --quick\ngpus: 8\nrun: bin/b\n", "a", "", "g",
+                                     &f, err, sizeof err), 0);
+    assert_int_equal(f.n, 2);
+    assert_int_equal(f.runs[0].gpus, 8);
+    assert_int_equal(f.runs[1].gpus, 1);
+    sz_expect_free(&f);
+    /* once per run: each run may say it */
+    assert_int_equal(sz_expect_parse("run: bin/a\ngpus: 2\nrun: bin/b\ngpus: 64\n", "a", "", "g",
+                                     &f, err, sizeof err), 0);
+    assert_int_equal(f.runs[0].gpus, 2);
+    assert_int_equal(f.runs[1].gpus, 64);
     sz_expect_free(&f);
 
     /* an empty or missing file: the default */
@@ -662,6 +683,16 @@ static void test_expect_errors(void **state)
         {"run: bin/x --a=\"unterminated\n", "unterminated"},
         {"just words\n", "expected 'key: value'"},
         {"memcheck: allow nonsense\n", "after 'allow'"},
+        {"gpus: 0\n", "'gpus:' needs a number of GPUs"},
+        {"gpus: 65\n", "'gpus:' needs a number of GPUs"},
+        {"gpus: two\n", "'gpus:' needs a number of GPUs"},
+        {"gpus:\n", "'gpus:' needs a number of GPUs"},
+        {"gpus: +2\n", "'gpus:' needs a number of GPUs"},
+        {"gpus: -1\n", "'gpus:' needs a number of GPUs"},
+        {"gpus: 2 3\n", "'gpus:' needs a number of GPUs"},
+        {"gpus: 99999999999999999999\n", "'gpus:' needs a number of GPUs"},
+        {"gpus: 2\nmemcheck: clean\ngpus: 2\n", "'gpus:' is declared twice"},
+        {"run: bin/a\ngpus: 2\ngpus: 3\n", "'gpus:' is declared twice"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sz_expect_file f;
@@ -886,7 +917,7 @@ static void test_writers(void **state)
     assert_int_equal(r[2].verdict, SZ_MISSED);
     assert_int_equal(r[3].verdict, SZ_UNEXPECTED);
     assert_int_equal(r[4].verdict, SZ_ERROR);
-    int c[5];
+    int c[SZ_N_VERDICTS];
     assert_int_equal(sz_count(r, 5, c), 3);
 
     size_t len;
@@ -923,6 +954,58 @@ static void test_writers(void **state)
     xml_free(root);
     free(x);
     for (int i = 0; i < 5; i++) sz_result_free(&r[i]);
+}
+
+/* A run that needs more GPUs than are visible: SKIPPED, not a failure. */
+static void test_writers_skipped(void **state)
+{
+    (void)state;
+    sz_result r[2];
+    fill_result(&r[0], "h200/vectorAdd_racecheck.xml", "", SZ_RACECHECK);
+    sz_evaluate(&r[0], 0, 0, 60);
+    memset(&r[1], 0, sizeof r[1]);
+    snprintf(r[1].name, sizeof r[1].name, "p2pBandwidthLatencyTest");
+    snprintf(r[1].label, sizeof r[1].label, "p2pBandwidthLatencyTest");
+    r[1].tool = SZ_MEMCHECK;
+    r[1].gpus = 2;
+    r[1].verdict = SZ_SKIPPED;
+    r[1].exit_code = -1;
+    snprintf(r[1].message, sizeof r[1].message, "needs 2 GPUs; 1 visible");
+    assert_string_equal(sz_verdict_name(SZ_SKIPPED), "SKIPPED");
+    int c[SZ_N_VERDICTS];
+    assert_int_equal(sz_count(r, 2, c), 0);
+    assert_int_equal(c[SZ_SKIPPED], 1);
+
+    size_t len;
+    char *t = capture(0, r, 2, &len);
+    assert_non_null(strstr(t, "1 CLEAN, 0 DETECTED, 0 MISSED, 0 UNEXPECTED, 0 ERROR, 1 SKIPPED -> PASS"));
+    assert_non_null(strstr(t, "p2pBandwidthLatencyTest under memcheck: SKIPPED: needs 2 GPUs; 1 visible"));
+    /* the row: no detections column for a run that did not run */
+    assert_non_null(strstr(t, "SKIPPED         0.0  \n"));
+    free(t);
+    char *j = capture(1, r, 2, &len);
+    char err[300];
+    if (!json_valid(j, len, err, sizeof err)) fail_msg("JSON invalid: %s", err);
+    assert_non_null(strstr(j, "\"SKIPPED\":1,\"status\":\"PASS\""));
+    assert_non_null(strstr(j, "\"verdict\":\"SKIPPED\",\"gpus\":2,"));
+    assert_non_null(strstr(j, "\"verdict\":\"CLEAN\",\"gpus\":1,"));
+    free(j);
+    char *x = capture(2, r, 2, &len);
+    xml_node *root = xml_parse(x, len, err, sizeof err);
+    if (!root) fail_msg("JUnit not well-formed: %s", err);
+    assert_string_equal(xml_attr_get(root, "failures"), "0");
+    assert_string_equal(xml_attr_get(root, "errors"), "0");
+    const xml_node *suite = xml_child(root, "testsuite");
+    assert_string_equal(xml_attr_get(suite, "skipped"), "1");
+    const xml_node *sk = xml_child(suite->kids[1], "skipped");
+    assert_non_null(sk);
+    assert_string_equal(xml_attr_get(sk, "message"), "needs 2 GPUs; 1 visible");
+    assert_null(xml_child(suite->kids[1], "failure"));
+    assert_null(xml_child(suite->kids[1], "error"));
+    assert_null(xml_child(suite->kids[0], "skipped"));
+    xml_free(root);
+    free(x);
+    for (int i = 0; i < 2; i++) sz_result_free(&r[i]);
 }
 
 /* ---- processes -------------------------------------------------------- */
@@ -1158,6 +1241,7 @@ int main(void)
         cmocka_unit_test(test_same_file),
         cmocka_unit_test(test_evaluate),
         cmocka_unit_test(test_writers),
+        cmocka_unit_test(test_writers_skipped),
         cmocka_unit_test(test_split_args),
         cmocka_unit_test(test_proc_reaper),
         cmocka_unit_test(test_proc_pidns),
