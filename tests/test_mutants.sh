@@ -132,6 +132,15 @@ for pat in "fake/killed_one +killed" "fake/killed_json +killed" "fake/survivor +
            "fake/no_build +build error" "fake/control_fails +control failed"; do
     if grep -qE -- "$pat" <<<"$out"; then ok; else bad "verdict /$pat/ missing: $out"; fi
 done
+# the same verdicts when the runs go 3 at a time before the report (MUTANT_RUN_JOBS)
+out=$(cd "$t" && HAVE_GPU=1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=2 MUTANT_JOBS=2 MUTANT_RUN_JOBS=3 bash tools/mutants.sh 2>&1)
+rc=$?
+expect "parallel runs: the same kill count" 1 "mutants: 2 of 8 killed \(25\.0%\)"
+for pat in "fake/killed_one +killed" "fake/killed_json +killed" "fake/survivor +SURVIVED" \
+           "fake/crasher +crash +exit 3" "fake/hanger +timeout" "fake/bad_args +crash" \
+           "fake/no_build +build error" "fake/control_fails +control failed"; do
+    if grep -qE -- "$pat" <<<"$out"; then ok; else bad "parallel runs: verdict /$pat/ missing: $out"; fi
+done
 # the substitution: \\t and \\n stay backslash escapes in the shell text, \n in
 # find/replace is a newline; everything else of the file is kept
 m=$t/build/mutants/fake/survivor/tree/0_Simple/fake/fake.sh
