@@ -50,7 +50,7 @@ __global__ void scale(const float *x, float s, float *y, size_t n)
 static __attribute__((noinline)) void process_frame(const float *d_x, size_t n, int frame, float *h_y)
 {
     float *d_scratch;
-    CUDA_CHECK(cudaMalloc(&d_scratch, n * sizeof(float)));  /* one allocation per frame */
+    CUDA_CHECK(cudaMalloc(&d_scratch, n * sizeof(float)));  // REPORTED: leak (one allocation per frame)
     scale<<<(unsigned)((n + BLOCK - 1) / BLOCK), BLOCK>>>(d_x, (float)(frame + 1), d_scratch, n);
     CHECK_LAUNCH();
     CUDA_CHECK(cudaMemcpy(h_y, d_scratch, n * sizeof(float), cudaMemcpyDeviceToHost));

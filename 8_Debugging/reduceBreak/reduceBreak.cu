@@ -15,10 +15,10 @@
  * element with a partial sum.
  *   racecheck: reports the hazard between the loop's add (write of s[0])
  *              and the read of s[0] below it;
- *   synccheck: expected to report the barrier inside the loop for warp 0,
- *              where lanes 16..31 break at k = 16 while lanes 0..15 go on to
- *              the barrier (part of a warp skips it), and NOT the whole warps
- *              1..7 that left earlier, which is what spoils most results.
+ *   synccheck: reports nothing on the H200 (the capture: 0 errors), not
+ *              even for warp 0, whose lanes 16..31 break at k = 16 while lanes
+ *              0..15 go on to the barrier, nor for the whole warps 1..7 that
+ *              left earlier. A clean synccheck run does not clear a barrier.
  * The fixed form keeps every thread in the loop (`if (tid < k)` around the
  * add), so every thread passes every barrier.
  *
@@ -80,7 +80,7 @@ __global__ void center_blocks(const float *in, float *out, int n)
         if (tid >= k) break;                   // BUG: leaves the loop, skipping every barrier that follows
         s[tid] += s[tid + k];                  // REPORTED: shared-race (writes s[0] while others read it)
 #endif
-        __syncthreads();                       // REPORTED: barrier-error (lanes 0..15 of warp 0 arrive, 16..31 broke)
+        __syncthreads();                       /* skipped by the threads that broke; synccheck is silent (README.md) */
     }
     const float mean = s[0] / (float)len;      // REPORTED: shared-race (read while the tree still adds)
     if (i < n) out[i] = x - mean;

@@ -14,11 +14,11 @@
  *   --entries=24 (default): lanes 24..31 of warp 0 skip the barrier while
  *       lanes 0..23 wait at it (part of a warp), and warps 1..7 skip it;
  *   --entries=64: warps 0 and 1 wait, warps 2..7 skip (whole warps only).
- *   synccheck: expected to report the part-of-a-warp skip (a "Barrier error"
- *              at the barrier line, for --entries=24) and nothing for the
- *              whole-warp skip (--entries=64), as on the H200 before;
- *   racecheck: expected to report both: the loaders' write of lut[] and the
- *              skippers' read of it are not separated by any barrier.
+ *   synccheck: reports the part-of-a-warp skip (a "Barrier error" at the
+ *              barrier line for each of the 24 waiting threads of every block,
+ *              --entries=24) and nothing for the whole-warp skip (--entries=64);
+ *   racecheck: reports both: the loaders' write of lut[] and the skippers'
+ *              read of it are not separated by any barrier (H200 captures).
  * The fixed form takes the barrier out of the branch.
  *
  * Build:  make -C 8_Debugging/syncDivergence   (bin/syncDivergence_buggy, _fixed)

@@ -16,8 +16,8 @@
  *     every thread slot ("poisoning the stack"). A correct kernel gives
  *     bitwise the same output; this one reads the scribble. The program
  *     reports how many outputs changed;
- *   - building with -G (make -C 8_Debugging/uninitLocal dbg) changes the
- *     stack layout and so the garbage, and with it the wrong results.
+ *   - NOT a -G build (make -C 8_Debugging/uninitLocal dbg): on the H200 its
+ *     first run read the same never-used local memory (zeros) as -O3's.
  * The fixed form copies all 2r+1 values; the differential run then changes
  * nothing, and the CPU comparison passes.
  *

@@ -14,12 +14,12 @@
  * may run apart, and each step reads what another lane writes with nothing
  * ordering the two. `volatile` only stops the compiler from keeping the
  * values in registers; it orders nothing between lanes. It is a data race.
- *   racecheck: expected to report it: hazards between lanes of warp 0 at the
- *              tail's line (0_Simple/reduction's README says so of its own
- *              volatile version; this case makes it runnable);
- *   without tools: the result is usually right on the H200 (the capture
- *              says whether it was): a race that a new compiler or GPU can
- *              turn into wrong sums, which is why the tool matters.
+ *   racecheck: reports it (H200 capture: five warnings, every end of them
+ *              at the tail's line; 0_Simple/reduction's README says so of its
+ *              own volatile version; this case makes it runnable);
+ *   without tools: the result was right on the H200 (at --quick and 2^26,
+ *              -O3 and -G): a race that a new compiler or GPU can turn into
+ *              wrong sums, which is why the tool matters.
  * The fixed form does the tail with register shuffles (__shfl_down_sync,
  * as 0_Simple/reduction's kernels 7 and 8 do); __syncwarp() between the
  * read and the write of every step is the other correct repair (kernels 4-6
