@@ -13,6 +13,7 @@
  * Run:    bin/histogram                         512 MiB of bytes, 256 bins, all three inputs
  *         bin/histogram --bins=64               the same with 64 bins
  *         bin/histogram --input=degenerate --variant=fast_r64
+ *         bin/histogram --input=degenerate --variant=fast_r32_l1 --reps=50
  *         bin/histogram --n=2^32+1 --input=degenerate --reps=5   a bin over 2^32 (64-bit counts)
  *         bin/histogram --quick                 small sizes, every input, both bin counts
  * Variants (the table below drives checks, timing and --help; each step
@@ -29,6 +30,12 @@
  *   fast_r64              64 copies (lanes x 2 groups of warps), 32-bit counters
  *   fast_r128p            128 copies (lanes x 4 groups of warps), 16-bit counters
  *                         packed two bins per word, flushed before they can overflow
+ *   fast_r32_bmerge       5: fast_r32 merged through a shared row of totals: coalesced
+ *                         global atomics, none for an empty bin
+ *   fast_r32_l1           + shared-memory carveout sized to need (L1 keeps 156 KiB)
+ *   fast_r32_nozero       + the output zeroed by block 0 instead of a memset
+ *   fast_r32_l2pf         + an L2 prefetch of the vector 4 rounds ahead
+ *   fast_r32_async        fast_r32_nozero with cp.async into a 4-slot ring per thread
  *
  * Inputs (hist_common.h): uniform random bytes; skewed (a bell curve: the
  * sum of 16 random 4-bit values, mean 120, sd 18.4); degenerate (every byte
@@ -440,15 +447,13 @@ hist_privatized(const unsigned char *__restrict__ data, size_t n, u64 *__restric
 /* 5: hist_lanes<BINS, FETCH, NOZERO, FIT>: fast_r32's layout again (32
  * copies, counter of bin b for lane L at word 32 b + L, 32-bit counters) in
  * a kernel of its own, for what the first H200 run showed to cost once the
- * counting keeps up with memory. Fitting time = fixed + n / rate to the 512
- * MiB and 4 GiB + 1 runs of each variant (results/H200, commit ec2e412):
- * fast_r32 and fast_r64 on every input, shared_private_vec16 and
- * warp_private on equal bytes all stream at the same rate, 4.36-4.38 TB/s,
- * whatever their atomics do, so the atomics are not the limit; the fixed
- * cost is 14 us for fast_r32 and fast_r64, 7.6 us for shared_private_vec16
- * and 1.7 us (equal bytes) to 3.6 us (uniform) for CUB, whose two kernels
- * pay a launch gap too. At 512 MiB (123 us of streaming) each microsecond
- * is 0.8%. The steps, one variant each:
+ * counting keeps up with memory (README, "Step 5", fits time = fixed + n /
+ * rate to the 512 MiB and 4 GiB + 1 runs): fast_r32 streams as fast as
+ * shared_private_vec16 does on equal bytes, on every input, so its atomics
+ * are not the limit, but it pays about twice shared_private_vec16's fixed
+ * cost per launch, and every privatized kernel stops at the same rate, a
+ * little below what the reduction sample streams at. The steps, one
+ * variant each:
  *
  *   fast_r32_bmerge  the merge. fast_r32 adds each bin with a 64-bit atomic
  *       from one lane (a warp per bin): 256 single-counter requests per
@@ -465,8 +470,9 @@ hist_privatized(const unsigned char *__restrict__ data, size_t n, u64 *__restric
  *       of L1, while an SM of them has 32-64 KiB of 16-byte loads in flight
  *       (one or two per thread): a load that misses takes L1 lines until its
  *       data arrives, so the L1 may be what caps the bytes in flight, and
- *       by Little's law the rate (28 KiB per SM over a microsecond of
- *       latency is about 4.4 TB/s). Here the kernel asks for the shared
+ *       by Little's law the rate (28 KiB on each of 132 SMs is 3.8 MB: at
+ *       4.36 TB/s that is 0.87 us of latency, about what a read from HBM
+ *       under load takes). Here the kernel asks for the shared
  *       memory its two blocks need (hist_carveout_percent: 30%, which the
  *       H200 rounds up to 100 KiB) and keeps 156 KiB of L1.
  *   fast_r32_nozero  + no memset before the kernel. Block 0 zeroes the
