@@ -739,11 +739,11 @@ static void run_lanes(void *p, cudaStream_t s)
     const unsigned stages = FETCH == FETCH_ASYNC ? LANES_STAGES : 0u;
     static int per_sm = 0;
     const size_t smem_full = hist_lanes_smem_bytes(BINS, PRIV_THREADS, stages);
-    if (per_sm == 0) {
-        const int carveout = FIT ? hist_carveout_percent(smem_full, (size_t)x->smem_reserved,
-                                                         (unsigned)x->blocks_per_sm,
-                                                         (size_t)x->smem_per_sm)
-                                 : (int)cudaSharedmemCarveoutMaxShared;
+    const int first = per_sm == 0;
+    const int carveout = FIT ? hist_carveout_percent(smem_full, (size_t)x->smem_reserved,
+                                                     (unsigned)x->blocks_per_sm, (size_t)x->smem_per_sm)
+                             : (int)cudaSharedmemCarveoutMaxShared;
+    if (first) {
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)smem_full));
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -751,6 +751,11 @@ static void run_lanes(void *p, cudaStream_t s)
     }
     const unsigned long long max_blocks =
         resident_blocks(kernel, PRIV_THREADS, smem_full, x->sm_count, &per_sm);
+    if (first)   /* what the step-5 comparisons rest on: two blocks per SM in every variant */
+        report_note("hist_lanes<%d bins, fetch %s, nozero %d>: %d blocks of %zu bytes of shared "
+                    "memory per SM, carveout %d%%%s",
+                    BINS, FETCH == FETCH_REG ? "reg" : FETCH == FETCH_L2 ? "l2" : "async", NOZERO,
+                    per_sm, smem_full, carveout, FIT ? " (fit to need)" : " (all)");
     const unsigned block = x->force_block ? x->force_block : PRIV_THREADS;
     const size_t smem = hist_lanes_smem_bytes(BINS, block, stages);
     const unsigned long long grid =
