@@ -90,6 +90,15 @@ HIST_HD unsigned hist_smem_words(int layout, unsigned bins, unsigned groups, int
     return hist_copy_words(layout, bins, groups, pack16, warps) + (pack16 ? bins : 0u);
 }
 
+/* Shared memory of one block of hist_lanes (fast_r32_bmerge and after), in
+ * bytes: the 32 lane copies of the bins, a row of per-bin totals for the
+ * merge, and `stages` 16-byte ring slots per thread (fast_r32_async; 0
+ * otherwise). 256 bins, 1024 threads, 4 stages: 32 KiB + 1 KiB + 64 KiB. */
+HIST_HD unsigned hist_lanes_smem_bytes(unsigned bins, unsigned block_threads, unsigned stages)
+{
+    return 4u * (bins * 32u + bins) + 16u * stages * block_threads;
+}
+
 /* Rounds of the packed kernel between two flushes. In one round each thread
  * counts at most one 16-byte vector, so a 16-bit counter of copy (lane, g)
  * grows by at most 16 x (the warps that share group g) per round: warps w

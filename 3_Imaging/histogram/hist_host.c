@@ -82,3 +82,12 @@ unsigned long long hist_block_bytes_max(size_t n, unsigned long long grid, unsig
     unsigned long long rounds = (n + per_round - 1) / per_round;
     return rounds * block * bytes_per_thread;
 }
+
+int hist_carveout_percent(size_t smem_per_block, size_t reserved_per_block, unsigned blocks,
+                          size_t smem_per_sm)
+{
+    if (smem_per_sm == 0) return 100;
+    unsigned long long need = ((unsigned long long)smem_per_block + reserved_per_block) * blocks;
+    unsigned long long pct = (need * 100 + smem_per_sm - 1) / smem_per_sm;
+    return pct > 100 ? 100 : (int)pct;
+}

@@ -56,6 +56,16 @@ unsigned long long hist_grid_blocks(size_t n, unsigned bytes_per_thread, unsigne
 unsigned long long hist_block_bytes_max(size_t n, unsigned long long grid, unsigned block,
                                         unsigned bytes_per_thread);
 
+/* The shared-memory carveout, in percent of an SM's shared memory (what
+ * cudaFuncAttributePreferredSharedMemoryCarveout takes), that holds
+ * `blocks` blocks of smem_per_block bytes each, every block also costing
+ * reserved_per_block bytes (1 KiB on sm_80 and later): rounded up, at most
+ * 100 (and 100 when smem_per_sm is 0). The driver rounds it up again to a
+ * size the SM has (on an H200 0, 8, 16, 32, 64, 100, 132, 164, 196 or 228
+ * KiB of its 256); the rest of the SM's 256 KiB is L1 cache. */
+int hist_carveout_percent(size_t smem_per_block, size_t reserved_per_block, unsigned blocks,
+                          size_t smem_per_sm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
  * Run:    bin/histogram                         512 MiB of bytes, 256 bins, all three inputs
  *         bin/histogram --bins=64               the same with 64 bins
  *         bin/histogram --input=degenerate --variant=fast_r64
+ *         bin/histogram --input=degenerate --variant=fast_r32_l1 --reps=50
  *         bin/histogram --n=2^32+1 --input=degenerate --reps=5   a bin over 2^32 (64-bit counts)
  *         bin/histogram --quick                 small sizes, every input, both bin counts
  * Variants (the table below drives checks, timing and --help; each step
@@ -29,6 +30,12 @@
  *   fast_r64              64 copies (lanes x 2 groups of warps), 32-bit counters
  *   fast_r128p            128 copies (lanes x 4 groups of warps), 16-bit counters
  *                         packed two bins per word, flushed before they can overflow
+ *   fast_r32_bmerge       5: fast_r32 merged through a shared row of totals: coalesced
+ *                         global atomics, none for an empty bin
+ *   fast_r32_l1           + shared-memory carveout sized to need (L1 keeps 156 KiB)
+ *   fast_r32_nozero       + the output zeroed by block 0 instead of a memset
+ *   fast_r32_l2pf         + an L2 prefetch of the vector 4 rounds ahead
+ *   fast_r32_async        fast_r32_nozero with cp.async into a 4-slot ring per thread
  *
  * Inputs (hist_common.h): uniform random bytes; skewed (a bell curve: the
  * sum of 16 random 4-bit values, mean 120, sd 18.4); degenerate (every byte
@@ -104,6 +111,65 @@ __device__ __forceinline__ unsigned prmt(unsigned x)
     unsigned r;
     asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(x), "n"(SEL));
     return r;
+}
+
+/* Ask the L2 to fetch the 16 bytes at p (their 32-byte sector) from memory
+ * now: no register waits for it, so a thread can have many such requests
+ * out while it counts (hist_lanes, FETCH_L2). A hint: the hardware may drop
+ * it, and the result never depends on it. */
+__device__ __forceinline__ void prefetch_l2(const void *p)
+{
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+/* cp.async (sm_80 and later): copy 16 bytes from global memory to the
+ * shared address dst without passing through a register; the copy is
+ * complete, and visible to this thread, once a later cp_async_wait<N> has
+ * returned with at most N of this thread's newer groups pending. Each
+ * cp_async_commit closes a group of the copies issued since the previous
+ * one. Before sm_80 the copy is an ordinary load and store (complete at
+ * once), so the same code runs, without the overlap. */
+__device__ __forceinline__ void cp_async16(unsigned dst, const void *src)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+#else
+    const uint4 v = *(const uint4 *)src;
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(dst), "r"(v.x), "r"(v.y), "r"(v.z),
+                 "r"(v.w)
+                 : "memory");
+#endif
+}
+
+__device__ __forceinline__ void cp_async_commit()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+template <int N>
+__device__ __forceinline__ void cp_async_wait()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
+/* A 32-bit flag in global memory written with release and read with
+ * acquire semantics at GPU scope (hist_lanes, NOZERO): a block that reads
+ * the value another block wrote also sees every write that block made
+ * before it. */
+__device__ __forceinline__ unsigned ld_acquire_gpu(const unsigned *p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void st_release_gpu(unsigned *p, unsigned v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
 /* ---- end of PTX helpers ---- */
@@ -378,6 +444,179 @@ hist_privatized(const unsigned char *__restrict__ data, size_t n, u64 *__restric
     }
 }
 
+/* 5: hist_lanes<BINS, FETCH, NOZERO, FIT>: fast_r32's layout again (32
+ * copies, counter of bin b for lane L at word 32 b + L, 32-bit counters) in
+ * a kernel of its own, for what the first H200 run showed to cost once the
+ * counting keeps up with memory (README, "Step 5", fits time = fixed + n /
+ * rate to the 512 MiB and 4 GiB + 1 runs): fast_r32 streams as fast as
+ * shared_private_vec16 does on equal bytes, on every input, so its atomics
+ * are not the limit, but it pays about twice shared_private_vec16's fixed
+ * cost per launch, and every privatized kernel stops at the same rate, a
+ * little below what the reduction sample streams at. The steps, one
+ * variant each:
+ *
+ *   fast_r32_bmerge  the merge. fast_r32 adds each bin with a 64-bit atomic
+ *       from one lane (a warp per bin): 256 single-counter requests per
+ *       block, 67,584 from 264 blocks, all in the last microseconds and all
+ *       on the same 2 KiB of L2, where they queue. Here a warp still sums a
+ *       bin's 32 copies with one REDUX, but lane 0 writes the sum into a row
+ *       of totals in shared memory; after a barrier thread b adds bin b: a
+ *       warp's 32 atomics go to 32 consecutive counters (one request per
+ *       32-byte sector, as in shared_private_vec16's merge), and an empty
+ *       bin adds nothing (CUB skips them too; equal bytes: one atomic per
+ *       block instead of 256).
+ *   fast_r32_l1      + the carveout. Every kernel above asks for all of the
+ *       SM's 256 KiB that can be shared memory (228 KiB), which leaves 28 KiB
+ *       of L1, while an SM of them has 32-64 KiB of 16-byte loads in flight
+ *       (one or two per thread): a load that misses takes L1 lines until its
+ *       data arrives, so the L1 may be what caps the bytes in flight, and
+ *       by Little's law the rate (28 KiB on each of 132 SMs is 3.8 MB: at
+ *       4.36 TB/s that is 0.87 us of latency, about what a read from HBM
+ *       under load takes). Here the kernel asks for the shared
+ *       memory its two blocks need (hist_carveout_percent: 30%, which the
+ *       H200 rounds up to 100 KiB) and keeps 156 KiB of L1.
+ *   fast_r32_nozero  + no memset before the kernel. Block 0 zeroes the
+ *       output at its start and then publishes this launch's number (the
+ *       epoch, new for every launch) in a flag, with release semantics;
+ *       every block reads the flag with acquire semantics before its merge
+ *       and adds only once it holds the epoch. Waiting for another block is
+ *       safe only if that block is sure to run: the kernel is launched
+ *       cooperatively, which guarantees that every block of the grid is
+ *       resident at once (the grid is at most the resident blocks anyway).
+ *       Block 0 sets the flag within microseconds of the start, the others
+ *       look at it after counting, so in practice nobody waits. Saves the
+ *       2 KiB memset and the gap between it and the kernel.
+ *   fast_r32_l2pf    + requests further ahead. Each thread also asks the L2
+ *       for the vector LANES_PREFETCH rounds ahead (prefetch.global.L2: it
+ *       holds no register and no L1 line), so the load one round ahead
+ *       finds its data in L2, at a fraction of the latency: memory sees
+ *       about LANES_PREFETCH times the requests in flight.
+ *   fast_r32_async   the same aim by another road: fast_r32_nozero with
+ *       cp.async (sm_80+) into a ring of LANES_STAGES 16-byte slots per
+ *       thread in shared memory (64 KiB per block: 97 KiB in all at 256
+ *       bins, two blocks still fit in 228 KiB): LANES_STAGES - 1 vectors
+ *       always in flight, in neither registers nor L1 (.cg: L2 only). The
+ *       price: each vector crosses shared memory twice more (the copy's
+ *       write and one LDS.128), 8 more shared-memory passes per warp to the
+ *       16 of its atomics, and 71 instructions per vector instead of 60.
+ *
+ * Each thread only ever reads its own ring slots, after its own
+ * cp.async.wait_group: no barrier is needed for them. A slot is refilled
+ * in the round after it was read, when the counts that used its bytes have
+ * been issued. FIT changes only the launcher's carveout; it is a template
+ * parameter so that each variant's kernel is a function of its own, with
+ * attributes of its own.
+ */
+enum { FETCH_REG = 0, FETCH_L2 = 1, FETCH_ASYNC = 2 };
+#define LANES_PREFETCH 4   /* FETCH_L2: the vector this many rounds ahead is prefetched */
+#define LANES_STAGES 4     /* FETCH_ASYNC: ring slots per thread, one fewer copies in flight */
+
+template <int BINS>
+__device__ __forceinline__ void lanes_add_vector(unsigned mine, uint4 v)
+{
+    priv_add_word<BINS, HIST_PER_LANE, 1, 0>(mine, v.x);
+    priv_add_word<BINS, HIST_PER_LANE, 1, 0>(mine, v.y);
+    priv_add_word<BINS, HIST_PER_LANE, 1, 0>(mine, v.z);
+    priv_add_word<BINS, HIST_PER_LANE, 1, 0>(mine, v.w);
+}
+
+template <int BINS, int FETCH, int NOZERO, int FIT>
+__global__ void __launch_bounds__(PRIV_THREADS, 2)
+hist_lanes(const unsigned char *__restrict__ data, size_t n, u64 *__restrict__ hist,
+           unsigned epoch, unsigned *__restrict__ zeroed)
+{
+    extern __shared__ unsigned smem[];
+    const unsigned tid = threadIdx.x, lane = tid & 31u, warp = tid >> 5, warps = blockDim.x >> 5;
+    unsigned *copies = smem;                       /* BINS x 32 words */
+    unsigned *totals = smem + BINS * 32u;          /* BINS words: the block's count of each bin */
+    uint4 *ring = (uint4 *)(totals + BINS);        /* FETCH_ASYNC: LANES_STAGES x blockDim slots */
+    const unsigned mine = (unsigned)__cvta_generic_to_shared(copies + lane);
+    for (unsigned i = tid; i < BINS * 32u; i += blockDim.x) copies[i] = 0;   /* zero the lane copies */
+    if (NOZERO && blockIdx.x == 0) {
+        for (unsigned b = tid; b < BINS; b += blockDim.x) hist[b] = 0;   /* zero the output */
+        __threadfence();   /* this thread's zeros are in L2 before the flag can be */
+    }
+    __syncthreads();
+    if (NOZERO && blockIdx.x == 0 && tid == 0) st_release_gpu(zeroed, epoch);
+
+    /* Head, vectors and tail as in hist_privatized (priv_add_byte uses its
+     * accumulator argument only for packed counters). */
+    const size_t head_max = (16u - ((uintptr_t)data & 15u)) & 15u;
+    const size_t head = n < head_max ? n : head_max;
+    const size_t nv = (n - head) / 16;
+    const size_t tail_at = head + nv * 16;
+    const uint4 *__restrict__ vec = (const uint4 *)(data + head);
+    const size_t gtid = (size_t)blockIdx.x * blockDim.x + tid;
+    if (gtid < head) priv_add_byte<BINS, HIST_PER_LANE, 1, 0>(mine, totals, data[gtid]);
+    if (gtid < n - tail_at) priv_add_byte<BINS, HIST_PER_LANE, 1, 0>(mine, totals, data[tail_at + gtid]);
+
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    const unsigned my_rounds = gtid < nv ? (unsigned)((nv - 1 - gtid) / stride + 1) : 0u;
+    const uint4 *p = vec + gtid;
+    if (FETCH == FETCH_ASYNC) {
+        /* Slot s of this thread: ring[s x blockDim + tid] (consecutive
+         * threads, consecutive 16 bytes: conflict-free). The prologue
+         * starts vectors 0 .. LANES_STAGES - 2; round r waits for vector r,
+         * reads it, starts vector r + LANES_STAGES - 1 into the slot read
+         * in round r - 1, and counts. A group is committed every time, empty
+         * or not, so "all but the newest LANES_STAGES - 2 groups" is always
+         * "up to vector r". */
+        uint4 *my_slots = ring + tid;
+        const unsigned slot_step = blockDim.x;
+        const uint4 *ahead = p;
+        for (unsigned s = 0; s + 1 < LANES_STAGES; s++) {
+            if (s < my_rounds)
+                cp_async16((unsigned)__cvta_generic_to_shared(my_slots + s * slot_step), ahead);
+            cp_async_commit();
+            ahead += stride;
+        }
+        for (unsigned r = 0; r < my_rounds; r++) {
+            cp_async_wait<LANES_STAGES - 2>();   /* vector r has landed */
+            const uint4 v = my_slots[(r % LANES_STAGES) * slot_step];
+            const unsigned refill = r + LANES_STAGES - 1;
+            if (refill < my_rounds)
+                cp_async16((unsigned)__cvta_generic_to_shared(my_slots + (refill % LANES_STAGES) * slot_step),
+                           ahead);
+            cp_async_commit();
+            ahead += stride;
+            lanes_add_vector<BINS>(mine, v);
+        }
+        cp_async_wait<0>();   /* nothing of this thread's left in flight (all empty by now) */
+    } else {
+        /* The loop of hist_privatized: the next vector is loaded while the
+         * current one is counted; FETCH_L2 adds a prefetch LANES_PREFETCH
+         * vectors ahead (the first ones before the loop). */
+        uint4 cur = make_uint4(0u, 0u, 0u, 0u), next = cur;
+        if (my_rounds > 0) cur = __ldg(p);
+        if (FETCH == FETCH_L2)
+            for (unsigned d = 1; d < LANES_PREFETCH; d++)
+                if (d < my_rounds) prefetch_l2(p + d * stride);
+        for (unsigned r = 0; r < my_rounds; r++) {
+            if (r + 1 < my_rounds) next = __ldg(p + stride);
+            if (FETCH == FETCH_L2 && r + LANES_PREFETCH < my_rounds) prefetch_l2(p + LANES_PREFETCH * stride);
+            lanes_add_vector<BINS>(mine, cur);
+            cur = next;
+            p += stride;
+        }
+    }
+
+    /* The merge. NOZERO: thread 0 first makes sure block 0 has zeroed the
+     * output for this launch (while other warps may still be counting). */
+    if (NOZERO && tid == 0)
+        while (ld_acquire_gpu(zeroed) != epoch) {
+        }
+    __syncthreads();   /* every count is in before the copies are summed */
+    for (unsigned b = warp; b < BINS; b += warps) {
+        const unsigned sum = warp_sum(copies[32u * b + lane]);   /* one conflict-free row */
+        if (lane == 0) totals[b] = sum;
+    }
+    __syncthreads();   /* every total is in before thread b adds bin b */
+    for (unsigned b = tid; b < BINS; b += blockDim.x) {
+        const unsigned v = totals[b];
+        if (v != 0) atomicAdd(&hist[b], (u64)v);
+    }
+}
+
 /* CUB inputs over HIST_CUB_ONE_CALL bytes are counted in chunks into 32-bit
  * bins; each chunk's bins are added into the 64-bit histogram (the first
  * chunk's replace it, so no separate zeroing is needed). */
@@ -398,7 +637,9 @@ typedef struct {
     void *cub_temp;
     size_t cub_bytes;
     int sm_count;
+    int smem_per_sm, smem_reserved, blocks_per_sm;   /* hist_lanes FIT: the carveout's inputs */
     unsigned force_grid, force_block;   /* a checked launch's own grid and block; 0 = the launcher's */
+    unsigned *zeroed;            /* hist_lanes NOZERO: the flag block 0 sets once the output is zero */
 } hist_ctx;
 
 /* Every variant but cub adds into its output, so the output starts at zero
@@ -477,6 +718,65 @@ static void run_privatized(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
+/* Every NOZERO launch gets a number no launch before it had (0 is the
+ * flag's value at the start), so a flag left by an earlier launch is never
+ * taken for this one's. One counter for all of them: they share the flag. */
+static unsigned nozero_epoch = 0;
+
+/* hist_lanes: the grid and block of run_privatized, shared memory from
+ * hist_lanes_smem_bytes. The carveout (how much of the SM's 256 KiB of
+ * L1 + shared memory is shared): all of it (228 KiB, leaving 28 KiB of L1),
+ * as run_privatized asks, or with FIT just what blocks_per_sm blocks need
+ * (hist_carveout_percent), the rest staying L1. NOZERO: no memset, and a
+ * cooperative launch (every block resident at once, or the launch fails:
+ * the kernel's blocks wait for block 0). */
+template <int BINS, int FETCH, int NOZERO, int FIT>
+static void run_lanes(void *p, cudaStream_t s)
+{
+    const hist_ctx *x = (const hist_ctx *)p;
+    void (*kernel)(const unsigned char *, size_t, u64 *, unsigned, unsigned *) =
+        hist_lanes<BINS, FETCH, NOZERO, FIT>;
+    const unsigned stages = FETCH == FETCH_ASYNC ? LANES_STAGES : 0u;
+    static int per_sm = 0;
+    const size_t smem_full = hist_lanes_smem_bytes(BINS, PRIV_THREADS, stages);
+    const int first = per_sm == 0;
+    const int carveout = FIT ? hist_carveout_percent(smem_full, (size_t)x->smem_reserved,
+                                                     (unsigned)x->blocks_per_sm, (size_t)x->smem_per_sm)
+                             : (int)cudaSharedmemCarveoutMaxShared;
+    if (first) {
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)smem_full));
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        carveout));
+    }
+    const unsigned long long max_blocks =
+        resident_blocks(kernel, PRIV_THREADS, smem_full, x->sm_count, &per_sm);
+    if (first)   /* what the step-5 comparisons rest on: two blocks per SM in every variant */
+        report_note("hist_lanes<%d bins, fetch %s, nozero %d>: %d blocks of %zu bytes of shared "
+                    "memory per SM, carveout %d%%%s",
+                    BINS, FETCH == FETCH_REG ? "reg" : FETCH == FETCH_L2 ? "l2" : "async", NOZERO,
+                    per_sm, smem_full, carveout, FIT ? " (fit to need)" : " (all)");
+    const unsigned block = x->force_block ? x->force_block : PRIV_THREADS;
+    const size_t smem = hist_lanes_smem_bytes(BINS, block, stages);
+    const unsigned long long grid =
+        x->force_grid ? x->force_grid : hist_grid_blocks(x->n, 16, block, max_blocks);
+    if (!NOZERO) {
+        zero_output(x, BINS, s);
+        kernel<<<(unsigned)grid, block, smem, s>>>(x->data, x->n, x->hist, 0u, x->zeroed);
+        CHECK_LAUNCH();
+        return;
+    }
+    if (++nozero_epoch == 0) ++nozero_epoch;
+    const unsigned char *data = x->data;
+    size_t n = x->n;
+    u64 *hist = x->hist;
+    unsigned epoch = nozero_epoch;
+    unsigned *zeroed = x->zeroed;
+    void *args[] = {&data, &n, &hist, &epoch, &zeroed};
+    CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)kernel, dim3((unsigned)grid), dim3(block),
+                                           args, smem, s));
+}
+
 /* The reference. HistogramEven with BINS + 1 levels 0, 256/BINS, ..., 256
  * counts into 32-bit bins (CUB zeroes them itself). Up to HIST_CUB_ONE_CALL
  * bytes: one call into hist32, nothing else timed. Beyond: chunks, each
@@ -548,6 +848,16 @@ static const variant variants[] = {
      "64 copies (2 warp groups), 32-bit counters"},
     {"fast_r128p", BY_BINS(run_privatized, HIST_PER_LANE, 4, 1), 0, 1, 1, 0, PRIV_THREADS,
      "128 copies (4 warp groups), packed 16-bit counters"},
+    {"fast_r32_bmerge", BY_BINS(run_lanes, FETCH_REG, 0, 0), 0, 1, 0, 0, PRIV_THREADS,
+     "fast_r32, merged through a shared row (coalesced atomics)"},
+    {"fast_r32_l1", BY_BINS(run_lanes, FETCH_REG, 0, 1), 0, 1, 0, 0, PRIV_THREADS,
+     "fast_r32_bmerge, carveout sized to need: L1 stays large"},
+    {"fast_r32_nozero", BY_BINS(run_lanes, FETCH_REG, 1, 1), 0, 1, 0, 0, PRIV_THREADS,
+     "fast_r32_l1, output zeroed by block 0 (no memset)"},
+    {"fast_r32_l2pf", BY_BINS(run_lanes, FETCH_L2, 1, 1), 0, 1, 0, 0, PRIV_THREADS,
+     "fast_r32_nozero + L2 prefetch 4 vectors ahead"},
+    {"fast_r32_async", BY_BINS(run_lanes, FETCH_ASYNC, 1, 1), 0, 1, 0, 0, PRIV_THREADS,
+     "fast_r32_nozero, cp.async into a 4-slot ring"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -745,6 +1055,17 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMalloc(&ctx.cub_temp, cub_bytes > 0 ? cub_bytes : 1));
     ctx.cub_bytes = cub_bytes;
     ctx.sm_count = dev.sm_count;
+    {
+        int threads_per_sm = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&ctx.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                                          dev.id));
+        CUDA_CHECK(cudaDeviceGetAttribute(&ctx.smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock,
+                                          dev.id));
+        CUDA_CHECK(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev.id));
+        ctx.blocks_per_sm = threads_per_sm / PRIV_THREADS > 0 ? threads_per_sm / PRIV_THREADS : 1;
+    }
+    CUDA_CHECK(cudaMalloc(&ctx.zeroed, sizeof(unsigned)));   /* 0: no launch has set it yet */
+    CUDA_CHECK(cudaMemset(ctx.zeroed, 0, sizeof(unsigned)));
 
     /* L2: flushed before each timed run only when the input could live in it. */
     const int flush = (double)n < 4.0 * dev.l2_bytes;
@@ -826,6 +1147,7 @@ int main(int argc, char **argv)
 
     CUDA_CHECK(cudaFree(d_data));
     CUDA_CHECK(cudaFree(ctx.cub_temp));
+    CUDA_CHECK(cudaFree(ctx.zeroed));
     guarded_free(ctx.hist);
     guarded_free(ctx.hist32);
     free(h_data);

@@ -227,10 +227,49 @@ static void shared_memory_per_layout(void **state)
     /* per-warp copies follow the block size; the one-warp launch of the check */
     assert_int_equal(hist_smem_words(HIST_PER_WARP, 256, 1, 0, 1) * 4, 1024);
     assert_int_equal(hist_smem_words(HIST_PER_LANE, 256, 4, 1, 1) * 4, 65536 + 1024);
+    /* hist_lanes: copies, totals, ring (fast_r32_async: 4 slots of 16 bytes per thread) */
+    assert_int_equal(hist_lanes_smem_bytes(256, 1024, 0), 32768 + 1024);
+    assert_int_equal(hist_lanes_smem_bytes(256, 1024, 4), 32768 + 1024 + 65536);
+    assert_int_equal(hist_lanes_smem_bytes(64, 1024, 4), 8192 + 256 + 65536);
+    assert_int_equal(hist_lanes_smem_bytes(256, 64, 4), 32768 + 1024 + 4096);
+    assert_int_equal(hist_lanes_smem_bytes(64, 32, 0), 8192 + 256);
+    assert_true(2 * (hist_lanes_smem_bytes(256, 1024, 4) + 1024) <= 228 * 1024);
+    assert_true(hist_lanes_smem_bytes(256, 1024, 4) <= 227 * 1024);   /* the most one block may have */
+    assert_int_equal(hist_lanes_smem_bytes(256, 1024, 0) % 16, 0);     /* the ring starts 16-aligned */
+    assert_int_equal(hist_lanes_smem_bytes(64, 1024, 0) % 16, 0);
     const int groups[] = {1, 2, 4}, pack[] = {0, 0, 1};
     for (int k = 0; k < 3; k++)
         assert_true(2 * (hist_smem_words(HIST_PER_LANE, 256, groups[k], pack[k], warps) * 4 + 1024) <=
                     228 * 1024);
+}
+
+/* The carveout asked for: enough for the blocks (the percentage of the
+ * SM's shared memory never falls short of what they need), no more than one
+ * percent over, at most 100. H200: 228 KiB of shared memory per SM. */
+static void carveout_fits_the_blocks_and_no_more(void **state)
+{
+    (void)state;
+    const size_t sm = 228 * 1024;
+    /* fast_r32_l1: two blocks of 33 KiB (+ 1 KiB each): 68 KiB, 29.8% -> 30% */
+    assert_int_equal(hist_carveout_percent(hist_lanes_smem_bytes(256, 1024, 0), 1024, 2, sm), 30);
+    /* fast_r32_async: two blocks of 97 KiB: 196 KiB, 86% */
+    assert_int_equal(hist_carveout_percent(hist_lanes_smem_bytes(256, 1024, 4), 1024, 2, sm), 86);
+    assert_int_equal(hist_carveout_percent(0, 0, 2, sm), 0);
+    assert_int_equal(hist_carveout_percent(sm, 0, 1, sm), 100);
+    assert_int_equal(hist_carveout_percent(sm, 1024, 1, sm), 100);   /* more than there is: 100 */
+    assert_int_equal(hist_carveout_percent(1000, 0, 1, 0), 100);     /* unknown size: all of it */
+    for (size_t per = 0; per <= sm; per += 997)
+        for (unsigned blocks = 1; blocks <= 4; blocks++) {
+            const int pct = hist_carveout_percent(per, 1024, blocks, sm);
+            const unsigned long long need = (per + 1024ULL) * blocks;
+            assert_in_range(pct, 0, 100);
+            if (need <= sm) {
+                assert_true((unsigned long long)pct * sm >= need * 100);               /* enough */
+                assert_true(pct == 0 || (unsigned long long)(pct - 1) * sm < need * 100); /* the least */
+            } else {
+                assert_int_equal(pct, 100);
+            }
+        }
 }
 
 int main(void)
@@ -244,6 +283,7 @@ int main(void)
         cmocka_unit_test(grid_fills_the_gpu_and_bounds_each_block),
         cmocka_unit_test(flush_interval_is_tight_and_the_stress_size_overflows),
         cmocka_unit_test(shared_memory_per_layout),
+        cmocka_unit_test(carveout_fits_the_blocks_and_no_more),
     };
     return cmocka_run_group_tests_name("hist_host", tests, NULL, NULL);
 }

@@ -52,6 +52,7 @@ static inline void __syncthreads() { g_bar->arrive_and_wait(); }
 static inline unsigned atomicAdd(unsigned *p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 static inline u64 atomicAdd(u64 *p, u64 v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 static inline uint4 __ldg(const uint4 *p) { return *p; }
+static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline size_t __cvta_generic_to_shared(const void *p)
 {
     return (size_t)((const char *)p - (const char *)g_dyn_smem);
@@ -75,6 +76,27 @@ static inline void red_shared_add(unsigned addr, unsigned v)
     }
     __atomic_fetch_add(&g_dyn_smem[addr / 4], v, __ATOMIC_RELAXED);
 }
+/* hist_lanes' helpers: the prefetch is only a hint (nothing to do); a
+ * cp.async copy completes at once, so commit and wait have nothing to do;
+ * the flag is an atomic with the same ordering. */
+static inline void prefetch_l2(const void *) {}
+static inline void cp_async16(unsigned dst, const void *src)
+{
+    if (dst % 16 != 0 || dst + 16 > sizeof g_dyn_smem) {
+        fprintf(stderr, "sim: cp.async to byte %u: outside the dynamic shared memory or unaligned\n", dst);
+        abort();
+    }
+    if ((uintptr_t)src % 16 != 0) {
+        fprintf(stderr, "sim: cp.async from an address that is not 16-byte aligned\n");
+        abort();
+    }
+    memcpy((char *)g_dyn_smem + dst, src, 16);
+}
+static inline void cp_async_commit() {}
+template <int N>
+static inline void cp_async_wait() {}
+static inline unsigned ld_acquire_gpu(const unsigned *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void st_release_gpu(unsigned *p, unsigned v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 template <unsigned SEL>
 static inline unsigned prmt(unsigned x)
 {
@@ -118,12 +140,21 @@ static void launch(unsigned grid, unsigned block, const std::function<void()> &f
 }
 
 typedef void (*kernel_fn)(const unsigned char *, size_t, u64 *);
+typedef void (*lanes_fn)(const unsigned char *, size_t, u64 *, unsigned, unsigned *);
+
+/* hist_lanes takes two more arguments (the launch's epoch and the flag);
+ * the simulated launch passes a new epoch every time, as run_lanes does. */
+static unsigned g_flag, g_epoch;
+static lanes_fn g_lanes;
+static void call_lanes(const unsigned char *d, size_t n, u64 *hist) { g_lanes(d, n, hist, g_epoch, &g_flag); }
 
 struct sim_variant {
     const char *name;
     kernel_fn k256, k64;
     int per_thread;   /* bytes a thread counts per round: 1, 16; 0 = one byte per thread, no loop */
     int pack16;
+    lanes_fn l256, l64;   /* hist_lanes variants (k256, k64 unused) */
+    int nozero;           /* the kernel zeroes the output itself */
 };
 
 static const sim_variant variants[] = {
@@ -136,16 +167,28 @@ static const sim_variant variants[] = {
     {"fast_r32", hist_privatized<256, HIST_PER_LANE, 1, 0>, hist_privatized<64, HIST_PER_LANE, 1, 0>, 16, 0},
     {"fast_r64", hist_privatized<256, HIST_PER_LANE, 2, 0>, hist_privatized<64, HIST_PER_LANE, 2, 0>, 16, 0},
     {"fast_r128p", hist_privatized<256, HIST_PER_LANE, 4, 1>, hist_privatized<64, HIST_PER_LANE, 4, 1>, 16, 1},
+    {"fast_r32_bmerge", nullptr, nullptr, 16, 0, hist_lanes<256, FETCH_REG, 0, 0>, hist_lanes<64, FETCH_REG, 0, 0>, 0},
+    {"fast_r32_l1", nullptr, nullptr, 16, 0, hist_lanes<256, FETCH_REG, 0, 1>, hist_lanes<64, FETCH_REG, 0, 1>, 0},
+    {"fast_r32_nozero", nullptr, nullptr, 16, 0, hist_lanes<256, FETCH_REG, 1, 1>, hist_lanes<64, FETCH_REG, 1, 1>, 1},
+    {"fast_r32_l2pf", nullptr, nullptr, 16, 0, hist_lanes<256, FETCH_L2, 1, 1>, hist_lanes<64, FETCH_L2, 1, 1>, 1},
+    {"fast_r32_async", nullptr, nullptr, 16, 0, hist_lanes<256, FETCH_ASYNC, 1, 1>, hist_lanes<64, FETCH_ASYNC, 1, 1>, 1},
 };
 
 static int run_one(const sim_variant &v, int bins, int kind, const unsigned char *data, size_t n,
                    size_t offset, unsigned grid, unsigned block)
 {
     u64 hist[256], ref[256];
-    memset(hist, 0, sizeof hist);
+    /* The launchers zero the output; a kernel that does it itself starts
+     * from the poison of the real checks (every bit set). */
+    memset(hist, v.nozero ? 0xFF : 0, sizeof hist);
     memset(ref, 0, sizeof ref);
     cpu_histogram_add_u64(data + offset, n, bins, ref);
     kernel_fn k = bins == 256 ? v.k256 : v.k64;
+    if (v.l256) {
+        g_lanes = bins == 256 ? v.l256 : v.l64;
+        if (++g_epoch == 0) ++g_epoch;
+        k = call_lanes;
+    }
     const unsigned char *d = data + offset;
     launch(grid, block, [&] { k(d, n, hist); });
     for (int b = 0; b < bins; b++)
