@@ -113,28 +113,45 @@ void nvtx_pop_n(int n)
 }
 
 /* A buffer twice the L2 size, written before each timed run: afterwards the
- * L2 holds only its lines, none of the sample's data. Allocated once. */
-static void *flush_buf = NULL;
-static size_t flush_bytes = 0;
+ * L2 holds only its lines, none of the sample's data. One per device,
+ * allocated on first use on that device: a pointer of device 0 given to a
+ * memset on device 1's stream is cudaErrorInvalidValue (bandwidthTest
+ * --device=all found it on two H200s, 2026-11-30). */
+#define FLUSH_MAX_DEVICES 64
+static void *flush_buf[FLUSH_MAX_DEVICES];
+static size_t flush_bytes[FLUSH_MAX_DEVICES];
+static int flush_atexit_done = 0;
 
 static void flush_release(void)
 {
     /* Freed at exit so compute-sanitizer's leak check stays clean. */
-    if (flush_buf) cudaFree(flush_buf);
-    flush_buf = NULL;
+    for (int d = 0; d < FLUSH_MAX_DEVICES; d++) {
+        if (!flush_buf[d]) continue;
+        if (cudaSetDevice(d) == cudaSuccess) cudaFree(flush_buf[d]);
+        flush_buf[d] = NULL;
+    }
 }
 
 void flush_l2(cudaStream_t s)
 {
-    if (!flush_buf) {
-        int dev = 0, l2 = 0;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-        flush_bytes = (size_t)(l2 > 0 ? l2 : (1 << 20)) * 2;
-        CUDA_CHECK(cudaMalloc(&flush_buf, flush_bytes));
-        atexit(flush_release);
+    int dev = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    if (dev < 0 || dev >= FLUSH_MAX_DEVICES) {
+        fprintf(stderr, "flush_l2: device %d beyond the %d this build flushes\n", dev,
+                FLUSH_MAX_DEVICES);
+        exit(1);
     }
-    CUDA_CHECK(cudaMemsetAsync(flush_buf, 0, flush_bytes, s));
+    if (!flush_buf[dev]) {
+        int l2 = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        flush_bytes[dev] = (size_t)(l2 > 0 ? l2 : (1 << 20)) * 2;
+        CUDA_CHECK(cudaMalloc(&flush_buf[dev], flush_bytes[dev]));
+        if (!flush_atexit_done) {
+            atexit(flush_release);
+            flush_atexit_done = 1;
+        }
+    }
+    CUDA_CHECK(cudaMemsetAsync(flush_buf[dev], 0, flush_bytes[dev], s));
 }
 
 void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out)
