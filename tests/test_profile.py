@@ -250,6 +250,25 @@ class Summary(unittest.TestCase):
         launches[5].stack = []                              # a check launch, outside every range
         with self.assertRaises(P.ProfileError):
             P.check_stacks(launches, "reduction", "sequential")
+        launches[5].stack = ["sequential"]                  # the variant's name alone
+        with self.assertRaises(P.ProfileError):
+            P.check_stacks(launches, "reduction", "sequential")
+        launches[5].stack = ["cub", "reduction"]            # another variant, innermost first
+        with self.assertRaises(P.ProfileError):
+            P.check_stacks(launches, "reduction", "sequential")
+
+    def test_a_library_range_inside_the_variant_is_the_variant(self):
+        """CUB pushes its own range inside reduction/cub (ncu 2025.3.1 on the H200 listed
+        reduction/cub/cub::DeviceReduce::Sum:none:none:none:none): still the variant's."""
+        launches = launches_of(RED)
+        for ln in launches:
+            ln.stack = ["reduction", "cub", "cub::DeviceReduce::Sum:none:none:none:none"]
+        self.assertEqual(P.check_stacks(launches, "reduction", "cub"), len(launches))
+        for ln in launches:
+            ln.stack = ["cub::DeviceReduce::Sum:none:none:none:none", "cub", "reduction"]
+        self.assertEqual(P.check_stacks(launches, "reduction", "cub"), len(launches))
+        with self.assertRaises(P.ProfileError):
+            P.check_stacks(launches, "reduction", "sequential")
 
     def test_significant_digits(self):
         self.assertEqual(P.fmt_sig(275.8123, 4), "275.8")
