@@ -5,7 +5,8 @@
 # The headline is the fastest checked variant that is neither the CPU
 # baseline nor the library reference nor a context row (role=context, e.g.
 # matrixMul's TF32 cuBLAS), with its share of that reference.
-# Full outputs go to build/run/<sample>.log. Extra arguments for every
+# A 9_Verification tool that did not build is listed as SKIPPED with the
+# reason (build/tools/<tool>.skipped). Full outputs go to build/run/<sample>.log. Extra arguments for every
 # sample: RUN_ARGS="--quick". Exit status 1 if any sample FAILED
 # (WAIVED is not a failure).
 set -u
@@ -63,5 +64,12 @@ for s in "${samples[@]}"; do
     fi
     printf '%-24s %-8s %-56s %8.1f\n' "$s" "$status" "$head" "$secs"
 done
+# Tools that did not build (tools/build_tool.sh) are listed, not failed:
+# the samples never need them.
+while read -r d; do
+    t=$(basename "$d")
+    [ -f "build/tools/$t.skipped" ] || continue
+    printf '%-24s %-8s %s\n' "$t" SKIPPED "tool not built: $(cat "build/tools/$t.skipped")"
+done < <(MAKEFLAGS= make -s --no-print-directory list-tools)
 echo "(full outputs in build/run/)"
 exit $any_fail
