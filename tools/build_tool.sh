@@ -27,7 +27,7 @@ reason=$(grep -m1 -E '(fatal error|error):|undefined reference|cannot find -l|No
          grep -m1 -E '\*\*\*' "$log" || tail -n1 "$log")
 reason=$(printf '%s' "$reason" | sed -E "s|$PWD/||g; s/^[[:space:]]+//" | cut -c1-200)
 needs=$(sed -n 's/^# needs: //p' "$dir/Makefile" | head -n1)
-[ -n "$needs" ] && reason="$reason (it needs $needs)"
+[ -n "$needs" ] && reason="$reason; it needs $needs"
 printf '%s\n' "$reason" >"$skip"
 tail -n 15 "$log"
 echo "$name: SKIPPED, the build failed: $reason"
