@@ -4,7 +4,9 @@
 ROOT ?= $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 include $(ROOT)/common/arch.mk
 
-LIB_DIR := $(ROOT)/build/common
+# LIB_DIR: elsewhere only for tools/compile_commands.sh, which records a build
+# of it in a scratch folder
+LIB_DIR ?= $(ROOT)/build/common
 LIB_SRCS := $(wildcard $(ROOT)/common/*.c)
 LIB_OBJS := $(patsubst $(ROOT)/common/%.c,$(LIB_DIR)/%.o,$(LIB_SRCS))
 LIB_STAMP := $(LIB_DIR)/compile.flags

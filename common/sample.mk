@@ -47,7 +47,7 @@ BIN := $(firstword $(BINS))
 C_OBJS := $(patsubst %.c,$(OBJDIR)/%.c.o,$(CSRCS))
 DEP_FILES := $(C_OBJS:.o=.d)
 
-.PHONY: all run clean
+.PHONY: all run clean programs
 all: $(BINS)
 
 include $(ROOT)/common/lib.mk
@@ -83,6 +83,10 @@ $(LINK_STAMP): FORCE
 
 run: $(BIN)
 	$(BIN) $(ARGS)
+
+# the programs this folder builds, one line (tools/vscode_task.sh asks)
+programs:
+	@echo $(PROGRAMS)
 
 clean:
 	rm -rf $(BINS) $(BUILDDIR)/$(SAMPLE)

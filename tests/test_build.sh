@@ -20,6 +20,10 @@
 #   - a tool that fails to build is reported SKIPPED with the reason by
 #     make and make run, the samples still build and run, its tests are
 #     skipped; REQUIRE_TOOLS=1 makes the failure an error
+#   - make vscode writes valid tasks (build, debug build, run, memcheck
+#     --print-limit 20, verify, profile) for the active editor's sample and a
+#     cuda-gdb launch; make compile_commands.json records every compile
+#     (samples, the common library, the tests) without touching the build
 #   - make new-sample output builds and passes the process tests, its unit
 #     test and the README check unchanged, and every mutant's `find` occurs
 #     exactly once in its file
@@ -188,6 +192,44 @@ else bad "run_tests.sh with a skipped tool: exit $rc, want 0 and the tool's test
 out=$(make REQUIRE_TOOLS=1 2>&1); rc=$?
 if [ $rc -ne 0 ] && grep -q 'REQUIRE_TOOLS=1' <<<"$out"; then ok; else bad "REQUIRE_TOOLS=1 make passed with a tool that does not build"; fi
 rm -rf "$t" build/tools/zzBrokenTool.* build/tests/$t
+
+# make vscode: tasks for the active editor's sample, a cuda-gdb launch
+json_ok() {  # FILE: one JSON document once the // comment lines are dropped
+    grep -v '^[[:space:]]*//' "$1" >"$tmp/json" && "$root/build/tests/json_check" "$tmp/json"
+}
+out=$(make vscode 2>&1)
+if json_ok .vscode/tasks.json && json_ok .vscode/launch.json && json_ok .vscode/settings.json \
+    && json_ok .vscode/extensions.json; then ok
+else bad "make vscode did not write four valid JSON files: $out"; fi
+labels=$(grep -o '"label": "[^"]*"' .vscode/tasks.json | tr '\n' ' ')
+acts=$(grep -oE '"args": \["[a-z-]+"' .vscode/tasks.json | grep -oE '[a-z-]+"$' | tr -d '"' | tr '\n' ' ')
+if [ "$acts" = "build build-debug run memcheck verify profile " ] && grep -q '"type": "cuda-gdb"' .vscode/launch.json \
+    && grep -q '"preLaunchTask": "sample: build debug (dbg=1)"' .vscode/launch.json && grep -q '"sample: build debug (dbg=1)"' <<<"$labels"; then ok
+else bad "tasks.json lacks build, build-debug, run, memcheck, verify, profile (has: $acts), or launch.json its cuda-gdb configuration"; fi
+mkdir -p 0_Simple/zzProbeA/tests && touch 0_Simple/zzProbeA/tests/x.c
+out=$(VSCODE_TASK_DRY=1 tools/vscode_task.sh memcheck "$s/0_Simple/zzProbeA/tests/x.c" "--quick --n=5" 2>&1)
+if grep -qE 'compute-sanitizer --tool memcheck --print-limit 20 bin/zzProbeA --quick --n=5 *$' <<<"$out"; then ok
+else bad "the memcheck task for a file of zzProbeA's tests/: $out"; fi
+out=$(VSCODE_TASK_DRY=1 tools/vscode_task.sh build-debug 0_Simple/zzProbeB/zzProbeB.cu 2>&1)
+if grep -qE '^make -C 0_Simple/zzProbeB dbg=1 *$' <<<"$out"; then ok; else bad "the debug build task: $out"; fi
+out=$(VSCODE_TASK_DRY=1 tools/vscode_task.sh run README.md 2>&1); rc=$?
+if [ $rc -ne 0 ] && grep -q 'not inside a sample folder' <<<"$out"; then ok
+else bad "a task on a file outside every sample: exit $rc: $out"; fi
+rm -rf 0_Simple/zzProbeA/tests
+
+# make compile_commands.json: every compile, recorded by bear (skipped without bear)
+if command -v bear >/dev/null; then
+    before=$(stat -c %Y bin/zzProbeA build/common/libcommon.a)
+    out=$(make compile_commands.json 2>&1); rc=$?
+    files=$(grep -o '"file": "[^"]*"' compile_commands.json 2>/dev/null | sed "s|\"file\": \"$s/||; s|\"||g" | sort | tr '\n' ' ')
+    want="0_Simple/zzProbeA/zzProbeA.cu 0_Simple/zzProbeB/zzProbeB.cu $(cd common && ls *.c | sed 's|^|common/|' | tr '\n' ' ')"
+    if [ $rc -eq 0 ] && [[ "$files" == *"$want"* ]] && grep -q 'tests/support/json_valid.c' <<<"$files" \
+        && [ "$(stat -c %Y bin/zzProbeA build/common/libcommon.a)" = "$before" ] && [ ! -e build/compile_commands ] \
+        && grep -q -- '-Xcompiler\*' .clangd && grep -q 'include/cccl' .clangd; then ok
+    else bad "make compile_commands.json: exit $rc; files: $files; want at least: $want; or it touched bin/ or left its scratch build: $(tail -n3 <<<"$out")"; fi
+else
+    echo "build tests: make compile_commands.json not tested: bear is not installed (Debian package bear)"
+fi
 
 # make new-sample: a sample that passes the tests as generated
 out=$(make new-sample NAME=zzProbeA FOLDER=3_Imaging 2>&1); rc=$?
