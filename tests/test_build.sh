@@ -194,6 +194,7 @@ if [ $rc -ne 0 ] && grep -q 'REQUIRE_TOOLS=1' <<<"$out"; then ok; else bad "REQU
 rm -rf "$t" build/tools/zzBrokenTool.* build/tests/$t
 
 # make vscode: tasks for the active editor's sample, a cuda-gdb launch
+[ -x "$root/build/tests/json_check" ] || make -s -C "$root" -f tests/tests.mk build/tests/json_check >/dev/null
 json_ok() {  # FILE: one JSON document once the // comment lines are dropped
     grep -v '^[[:space:]]*//' "$1" >"$tmp/json" && "$root/build/tests/json_check" "$tmp/json"
 }
