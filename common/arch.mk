@@ -4,6 +4,12 @@
 #   make SMS="80 90"     several architectures (machine code for each, PTX for the last)
 #   make dbg=1           device debug build (-G), for cuda-gdb
 #
+# SMS and dbg are part of a build's identity: FLAVOR names the set (sm90,
+# sm80-90, sm90-dbg) and sample.mk keeps each flavor's objects in a folder of
+# its own, so changing either rebuilds what it must (and changing back only
+# relinks). Every other flag is recorded in a stamp file beside the objects
+# (see write_stamp below), so changing NVCCFLAGS or CFLAGS rebuilds too.
+#
 # SMS is checked against `nvcc --list-gpu-arch`, so an unsupported value gives
 # a clear message instead of an nvcc error. The top-level Makefile exports
 # SMS, so the detection runs once per build.
@@ -44,3 +50,16 @@ endif
 
 NVCCFLAGS ?= -O3 -std=c++17 $(DEVICE_DEBUG) $(GENCODE) -Xcompiler -Wall -I$(ROOT)/common
 CFLAGS ?= -O3 -g -std=c11 -Wall -Wextra -I$(ROOT)/common -I$(CUDA_HOME)/include
+
+empty :=
+space := $(empty) $(empty)
+FLAVOR := sm$(subst $(space),-,$(strip $(SMS)))$(if $(filter 1,$(dbg)),-dbg)
+
+# The stamp idiom (a FORCE rule that rewrites the file only when its text
+# changes, so make sees a new mtime exactly when the flags changed):
+#     $(STAMP): FORCE
+#     	$(call write_stamp,$(NVCC) $(NVCCFLAGS))
+# Everything built with those flags lists $(STAMP) as a prerequisite
+# (FORCE is defined in common/lib.mk: arch.mk itself defines no target).
+write_stamp = @mkdir -p $(@D); printf '%s\n' '$(subst ','\'',$(strip $(1)))' >$@.tmp.$$$$; \
+    if cmp -s $@.tmp.$$$$ $@; then rm -f $@.tmp.$$$$; else mv -f $@.tmp.$$$$ $@; fi

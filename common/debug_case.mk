@@ -12,66 +12,39 @@
 #     make dbg            bin/dbg/<case>_{buggy,fixed} with -G (cuda-gdb, locals)
 #     make nolineinfo     bin/nolineinfo/<case>_{buggy,fixed} without -lineinfo
 #                         (what a sanitizer report looks like without line info)
-# BINDIR= and BUILDDIR= move the outputs (as in sample.mk; tools/mutants.sh
-# builds planted-bug copies this way). Host code gets -g as well, so the host
-# frames of a leak report carry file:line; device code is -O3 -lineinfo as
-# everywhere (dbg=1: -G).
+# The rules are common/sample.mk's, for two programs (PROGRAMS): the common
+# library (common/lib.mk), objects per flavor (SMS, dbg) beside a stamp of
+# the flags, header dependencies, BINDIR= and BUILDDIR= (tools/mutants.sh
+# builds planted-bug copies this way), `make programs`. Host code gets -g as
+# well, so the host frames of a leak report carry file:line; device code is
+# -O3 -lineinfo as everywhere (dbg=1: -G).
 
-ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
-include $(ROOT)/common/arch.mk
+CASE := $(notdir $(CURDIR))
+SAMPLE := $(CASE)
+PROGRAMS := $(CASE)_buggy $(CASE)_fixed
+$(CASE)_buggy_SRCS := $(CASE).cu
+$(CASE)_fixed_SRCS := $(CASE).cu
+$(CASE)_buggy_NVCCFLAGS := -g
+$(CASE)_fixed_NVCCFLAGS := -g -DFIXED=1
 
-CASE ?= $(notdir $(CURDIR))
-SRC ?= $(CASE).cu
-BINDIR ?= $(ROOT)/bin
-BUILDDIR ?= $(ROOT)/build
-OBJDIR := $(BUILDDIR)/8_Debugging/$(CASE)
-BINS := $(BINDIR)/$(CASE)_buggy $(BINDIR)/$(CASE)_fixed
+include $(dir $(lastword $(MAKEFILE_LIST)))sample.mk
 
 # lineinfo=0 drops -lineinfo (the `nolineinfo` build). The cases include
 # common/debug_case.h, which names the form ("buggy" or "fixed").
 ifeq ($(lineinfo),0)
-  CASE_NVCCFLAGS := $(filter-out -lineinfo,$(NVCCFLAGS))
-else
-  CASE_NVCCFLAGS := $(NVCCFLAGS)
+  override NVCCFLAGS := $(filter-out -lineinfo,$(NVCCFLAGS))
 endif
-CASE_NVCCFLAGS += -g
 
-COMMON_SRCS := $(wildcard $(ROOT)/common/*.c)
-COMMON_OBJS := $(patsubst $(ROOT)/common/%.c,$(OBJDIR)/common/%.o,$(COMMON_SRCS))
-
-.PHONY: all clean dbg nolineinfo
-.SECONDARY: $(COMMON_OBJS)
-all: $(BINS)
-
-$(BINDIR)/$(CASE)_buggy: $(OBJDIR)/buggy.o $(COMMON_OBJS)
-	@mkdir -p $(dir $@)
-	$(NVCC) $(GENCODE) -o $@ $^ -ldl
-
-$(BINDIR)/$(CASE)_fixed: $(OBJDIR)/fixed.o $(COMMON_OBJS)
-	@mkdir -p $(dir $@)
-	$(NVCC) $(GENCODE) -o $@ $^ -ldl
-
-$(OBJDIR)/buggy.o: $(SRC)
-	@mkdir -p $(dir $@)
-	$(NVCC) $(CASE_NVCCFLAGS) -MMD -MP -c $< -o $@
-
-$(OBJDIR)/fixed.o: $(SRC)
-	@mkdir -p $(dir $@)
-	$(NVCC) $(CASE_NVCCFLAGS) -DFIXED=1 -MMD -MP -c $< -o $@
-
-$(OBJDIR)/common/%.o: $(ROOT)/common/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
-
+.PHONY: dbg nolineinfo clean-variants
+# Each has a BUILDDIR of its own (nolineinfo shares the default's flavor, and
+# both would share its link stamp), and links the default build's library.
 dbg:
-	$(MAKE) dbg=1 BINDIR=$(BINDIR)/dbg BUILDDIR=$(BUILDDIR)/dbg
+	+$(MAKE) dbg=1 BINDIR=$(BINDIR)/dbg BUILDDIR=$(BUILDDIR)/dbg COMMON_LIB_DIR=$(COMMON_LIB_DIR)
 
 nolineinfo:
-	$(MAKE) lineinfo=0 BINDIR=$(BINDIR)/nolineinfo BUILDDIR=$(BUILDDIR)/nolineinfo
+	+$(MAKE) lineinfo=0 BINDIR=$(BINDIR)/nolineinfo BUILDDIR=$(BUILDDIR)/nolineinfo COMMON_LIB_DIR=$(COMMON_LIB_DIR)
 
-clean:
-	rm -rf $(BINS) $(OBJDIR) $(BINDIR)/dbg/$(CASE)_buggy $(BINDIR)/dbg/$(CASE)_fixed \
-	    $(BINDIR)/nolineinfo/$(CASE)_buggy $(BINDIR)/nolineinfo/$(CASE)_fixed \
-	    $(BUILDDIR)/dbg/8_Debugging/$(CASE) $(BUILDDIR)/nolineinfo/8_Debugging/$(CASE)
-
--include $(OBJDIR)/buggy.d $(OBJDIR)/fixed.d $(COMMON_OBJS:.o=.d)
+clean: clean-variants
+clean-variants:
+	rm -rf $(addprefix $(BINDIR)/dbg/,$(PROGRAMS)) $(addprefix $(BINDIR)/nolineinfo/,$(PROGRAMS)) \
+	    $(BUILDDIR)/dbg/$(CASE) $(BUILDDIR)/nolineinfo/$(CASE)

@@ -6,8 +6,26 @@
 # Set LIBS (e.g. LIBS := -lcublas) before the include when the sample needs a
 # library. Every .cu file in the folder (and every host-only .c file, built
 # with gcc so tests/ can unit-test it) is compiled into one program named
-# after the folder, bin/<folder>. `make` builds it, `make run` runs it
+# after the folder, bin/<folder>, linked with the common layer's static
+# library (common/lib.mk). `make` builds it, `make run` runs it
 # (ARGS="--quick" passes arguments), `make clean` removes it.
+#
+# A folder that builds several programs (common/debug_case.mk: a buggy and a
+# fixed build of one 8_Debugging case) names them, and what each is built
+# from, before the include:
+#     PROGRAMS := race_buggy race_fixed
+#     race_buggy_SRCS := race.cu
+#     race_fixed_SRCS := race.cu
+#     race_fixed_NVCCFLAGS := -DFIXED=1
+# Each program gets bin/<program>, its objects a folder of their own
+# (OBJDIR/<program>/); the folder's .c files go into every one.
+#
+# Build identity: objects live in $(BUILDDIR)/<folder>/<FLAVOR>/ (FLAVOR names
+# SMS and dbg: sm90, sm80-90, sm90-dbg), beside a stamp of every other compile
+# flag; the link stamp names the flavor a program was last linked from. So
+# `make SMS="80 90"` or `make dbg=1` rebuilds, going back only relinks, and
+# changed NVCCFLAGS/CFLAGS/LIBS rebuild what they touch. A changed common
+# header recompiles the objects that include it (-MMD dependency files).
 
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 include $(ROOT)/common/arch.mk
@@ -16,43 +34,63 @@ SAMPLE ?= $(notdir $(CURDIR))
 SRCS ?= $(wildcard *.cu)
 CSRCS ?= $(wildcard *.c)
 LIBS ?=
+PROGRAMS ?= $(SAMPLE)
 # BINDIR and BUILDDIR move the outputs elsewhere (tools/mutants.sh builds
-# each planted-bug copy of a sample into a folder of its own).
+# each planted-bug copy of a sample into a folder of its own). The common
+# library goes with them ($(BUILDDIR)/common/libcommon.a, common/lib.mk).
 BINDIR ?= $(ROOT)/bin
 BUILDDIR ?= $(ROOT)/build
-BIN := $(BINDIR)/$(SAMPLE)
-OBJDIR := $(BUILDDIR)/$(SAMPLE)
+OBJDIR := $(BUILDDIR)/$(SAMPLE)/$(FLAVOR)
+COMPILE_STAMP := $(OBJDIR)/compile.flags
+LINK_STAMP := $(BUILDDIR)/$(SAMPLE)/link.flags
+BINS := $(addprefix $(BINDIR)/,$(PROGRAMS))
+BIN := $(firstword $(BINS))
 
-# The common C sources are compiled into each sample's own object folder:
-# a little repeated work, but no races between samples under make -j.
-COMMON_SRCS := $(wildcard $(ROOT)/common/*.c)
-COMMON_OBJS := $(patsubst $(ROOT)/common/%.c,$(OBJDIR)/common/%.o,$(COMMON_SRCS))
-CU_OBJS := $(patsubst %.cu,$(OBJDIR)/%.o,$(SRCS))
 C_OBJS := $(patsubst %.c,$(OBJDIR)/%.c.o,$(CSRCS))
+DEP_FILES := $(C_OBJS:.o=.d)
 
-.PHONY: all run clean
-all: $(BIN)
+.PHONY: all run clean programs
+all: $(BINS)
 
-$(BIN): $(CU_OBJS) $(C_OBJS) $(COMMON_OBJS)
-	@mkdir -p $(dir $@)
-	$(NVCC) $(GENCODE) -o $@ $^ $(LIBS) -ldl
+include $(ROOT)/common/lib.mk
 
-$(OBJDIR)/%.o: %.cu
-	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+# program_rules NAME: bin/NAME from its .cu files (NAME_SRCS; the folder's
+# SRCS for the folder's own program), compiled with NAME_NVCCFLAGS added.
+# A folder with one program keeps its objects directly in OBJDIR.
+define program_rules
+$(1)_SRCS ?= $$(if $$(filter $(SAMPLE),$(1)),$$(SRCS),$(1).cu)
+$(1)_OBJDIR := $$(if $$(filter-out $(SAMPLE),$$(PROGRAMS)),$$(OBJDIR)/$(1),$$(OBJDIR))
+$(1)_OBJS := $$(patsubst %.cu,$$($(1)_OBJDIR)/%.o,$$($(1)_SRCS))
+DEP_FILES += $$($(1)_OBJS:.o=.d)
 
-$(OBJDIR)/%.c.o: %.c
+$$(BINDIR)/$(1): $$($(1)_OBJS) $$(C_OBJS) $$(COMMON_LIB) $$(LINK_STAMP)
+	@mkdir -p $$(dir $$@)
+	$$(NVCC) $$(GENCODE) -o $$@ $$($(1)_OBJS) $$(C_OBJS) $$(COMMON_LIB) $$(LIBS) -ldl
+
+$$($(1)_OBJDIR)/%.o: %.cu $$(COMPILE_STAMP)
+	@mkdir -p $$(dir $$@)
+	$$(NVCC) $$(NVCCFLAGS) $$($(1)_NVCCFLAGS) -MMD -MP -c $$< -o $$@
+endef
+$(foreach p,$(PROGRAMS),$(eval $(call program_rules,$(p))))
+
+$(OBJDIR)/%.c.o: %.c $(COMPILE_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(OBJDIR)/common/%.o: $(ROOT)/common/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+# What the objects were compiled with, and what the programs were linked from.
+$(COMPILE_STAMP): FORCE
+	$(call write_stamp,$(NVCC) $(NVCCFLAGS) | $(foreach p,$(PROGRAMS),$(p): $($(p)_NVCCFLAGS) |) $(CC) $(CFLAGS))
+$(LINK_STAMP): FORCE
+	$(call write_stamp,$(FLAVOR) | $(NVCC) $(GENCODE) $(LIBS) -ldl | $(BINS))
 
 run: $(BIN)
 	$(BIN) $(ARGS)
 
-clean:
-	rm -rf $(BIN) $(OBJDIR)
+# the programs this folder builds, one line (tools/vscode_task.sh asks)
+programs:
+	@echo $(PROGRAMS)
 
--include $(CU_OBJS:.o=.d) $(C_OBJS:.o=.d) $(COMMON_OBJS:.o=.d)
+clean:
+	rm -rf $(BINS) $(BUILDDIR)/$(SAMPLE)
+
+-include $(DEP_FILES)

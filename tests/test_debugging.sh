@@ -56,14 +56,18 @@ for dir in $cases; do
     if [ -x "bin/${c}_buggy" ] && [ -x "bin/${c}_fixed" ]; then ok
     else bad "$c: bin/${c}_buggy and bin/${c}_fixed are not both built"; fi
     out=$(make -B -n -C "$dir" 2>&1)
-    if grep -E 'nvcc .*-c .*-o [^ ]*/buggy\.o' <<<"$out" | grep -qv -- '-DFIXED' \
-        && grep -E 'nvcc .*-c .*-o [^ ]*/fixed\.o' <<<"$out" | grep -q -- '-DFIXED=1'; then ok
+    if grep -E "nvcc .*-c .*-o [^ ]*/${c}_buggy/$c\\.o" <<<"$out" | grep -qv -- '-DFIXED' \
+        && grep -E "nvcc .*-c .*-o [^ ]*/${c}_fixed/$c\\.o" <<<"$out" | grep -q -- '-DFIXED=1'; then ok
     else bad "$c: -DFIXED=1 must go to fixed.o and only there: $out"; fi
 done
 
 c=blurPitch
 out=$(make -B -n -C 8_Debugging/$c dbg 2>&1)
 if grep -q -- ' -G ' <<<"$out" && grep -q "bin/dbg" <<<"$out"; then ok; else bad "make dbg: no -G or not in bin/dbg: $out"; fi
+# the dbg build links the default build's common library, never a copy of its own
+if grep -qE "nvcc .* -o [^ ]*/bin/dbg/${c}_fixed .* $ROOT/build/common/libcommon\.a" <<<"$out" \
+    && ! grep -q "build/dbg/common" <<<"$out"; then ok
+else bad "make dbg does not link $ROOT/build/common/libcommon.a: $out"; fi
 out=$(make -B -n -C 8_Debugging/$c nolineinfo 2>&1)
 if grep -q 'nvcc .* -c ' <<<"$out" && ! grep -q -- '-lineinfo' <<<"$out"; then ok
 else bad "make nolineinfo still passes -lineinfo"; fi
@@ -71,7 +75,7 @@ else bad "make nolineinfo still passes -lineinfo"; fi
 # tools/mutants.sh builds a mutant in), outputs moved by BINDIR=/BUILDDIR=.
 mkdir -p "$tmp/tree/8_Debugging" && cp -r common "$tmp/tree/" && cp -r 8_Debugging/$c "$tmp/tree/8_Debugging/"
 if make -s -C "$tmp/tree/8_Debugging/$c" BINDIR="$tmp/bin" BUILDDIR="$tmp/build" >"$tmp/tree.log" 2>&1 \
-    && [ -x "$tmp/bin/${c}_buggy" ] && [ -x "$tmp/bin/${c}_fixed" ] && [ -f "$tmp/build/8_Debugging/$c/fixed.o" ] \
+    && [ -x "$tmp/bin/${c}_buggy" ] && [ -x "$tmp/bin/${c}_fixed" ] && [ -n "$(find "$tmp/build/$c" -path "*/${c}_fixed/$c.o")" ] && [ -f "$tmp/build/common/libcommon.a" ] \
     && [ ! -e "$tmp/tree/bin" ] && [ ! -e "$tmp/tree/build" ]; then ok
 else bad "a case does not build from common/ and its own folder with BINDIR=/BUILDDIR=: $(tail -n5 "$tmp/tree.log")"; fi
 out=$(make -n blurPitch 2>&1)

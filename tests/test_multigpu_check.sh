@@ -37,6 +37,7 @@ PATH="$tmp/two:$PATH" GIT_COMMIT=abc1234 GIT_DIRTY=no env -u CUDA_VISIBLE_DEVICE
 check "samples that cannot run: exit 1, FAIL named" "[ $? = 1 ] && grep -q 'multigpu_check: FAIL' '$tmp/b.txt'"
 check "every output saved" "for f in topo.txt deviceQuery.txt bandwidthTest__device_all.txt p2pBandwidthLatencyTest.txt ncclAllReduce.txt ncclAllReduce__max-bytes_1G.txt waived.txt; do [ -s '$tmp/b/'\$f ] || exit 1; done"
 check "headers: the GPUs, the commit, the command" "grep -q '^# gpu: NVIDIA Fake GPU x2' '$tmp/b/ncclAllReduce.txt' && grep -q '^# commit: abc1234' '$tmp/b/ncclAllReduce.txt' && grep -q '^# dirty: no' '$tmp/b/ncclAllReduce.txt' && grep -q '^# command: bin/ncclAllReduce --max-bytes=1G' '$tmp/b/ncclAllReduce__max-bytes_1G.txt'"
+check "topo.txt headed by its provenance too" "grep -q '^# commit: abc1234' '$tmp/b/topo.txt' && grep -q '^# command: nvidia-smi topo -m' '$tmp/b/topo.txt' && grep -q '^topology: fake' '$tmp/b/topo.txt'"
 check "a run that waived where it should pass is wrong" "grep -q '^p2pBandwidthLatencyTest.txt *exit 2 (want 0)' '$tmp/b.txt'"
 check "the one-GPU runs: on the first GPU, WAIVED is right" "[ \$(grep -c '^# command: CUDA_VISIBLE_DEVICES=0 bin/' '$tmp/b/waived.txt') = 2 ] && [ \$(grep -c '^waived.txt *exit 2 (want 2)' '$tmp/b.txt') = 2 ]"
 echo "$pass passed, $fail failed"

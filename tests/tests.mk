@@ -9,9 +9,15 @@
 # (folder = the folder's own name, e.g. kgate_TEST_LDLIBS).
 # CMOCKA_PREFIX points at a cmocka unpacked outside the system (the device
 # machine has no package registry: see README.md, "Running on a lent GPU").
+# The common layer is linked from its static library (common/lib.mk), built
+# once for samples and tests alike; every object here has a -MMD dependency
+# file, so a changed header rebuilds the tests that include it. A tool that
+# was skipped (build/tools/<tool>.skipped: it did not build, e.g. without
+# libclang) has its tests skipped too.
 
 ROOT := $(CURDIR)
 include common/arch.mk
+include common/lib.mk
 
 CMOCKA_PREFIX ?=
 ifneq ($(CMOCKA_PREFIX),)
@@ -25,15 +31,21 @@ endif
 TB := build/tests
 CUDA_LDLIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -lm
 
-COMMON_SRCS := $(wildcard common/*.c)
-# tests/support/*.c (the JSON validator, ...) is linked into every test program.
+# tests/support/*.c (the JSON validator, ...) is linked into every test program,
+# then the common library.
 SUPPORT_SRCS := $(filter-out %_main.c,$(wildcard tests/support/*.c))
-COMMON_OBJS := $(patsubst common/%.c,$(TB)/common/%.o,$(COMMON_SRCS)) \
-               $(patsubst tests/support/%.c,$(TB)/support/%.o,$(SUPPORT_SRCS))
+SUPPORT_OBJS := $(patsubst tests/support/%.c,$(TB)/support/%.o,$(SUPPORT_SRCS))
+COMMON_OBJS := $(SUPPORT_OBJS) $(COMMON_LIB)
 CFLAGS += -Itests/support
+DEPFLAGS = -MMD -MP -MT $@ -MF $@.d
+# what a test program is linked from: its prerequisites less the headers
+# that its dependency file adds
+LINK_INPUTS = $(filter %.c %.o %.a,$^)
 
-TEST_DIRS := $(sort $(patsubst %/tests/,%,$(dir $(wildcard [0-9]_*/*/tests/test_*.c))))
--include $(wildcard [0-9]_*/*/tests/test.mk)
+SKIPPED_TOOLS := $(patsubst build/tools/%.skipped,%,$(wildcard build/tools/*.skipped))
+TEST_DIRS := $(filter-out $(addprefix 9_Verification/,$(SKIPPED_TOOLS)), \
+    $(sort $(patsubst %/tests/,%,$(dir $(wildcard [0-9]_*/*/tests/test_*.c)))))
+-include $(wildcard $(addsuffix /tests/test.mk,$(TEST_DIRS)))
 
 # build/tests/common/test_x from tests/test_x.c
 CORE_TESTS := $(patsubst tests/%.c,$(TB)/common/%,$(wildcard tests/test_*.c))
@@ -42,18 +54,14 @@ all_tests: $(CORE_TESTS) $(TB)/json_check
 
 $(TB)/support/%.o: tests/support/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(TB)/json_check: tests/support/json_check_main.c $(TB)/support/json_valid.o
-	$(CC) $(CFLAGS) -o $@ $^
-
-$(TB)/common/%.o: common/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $(LINK_INPUTS)
 
 $(TB)/common/test_%: tests/test_%.c $(COMMON_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(CUDA_LDLIBS)
+	$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) $(DEPFLAGS) -o $@ $(LINK_INPUTS) $(CMOCKA_LDLIBS) $(CUDA_LDLIBS)
 
 # One block of rules per folder with tests: its objects, then its test programs.
 define folder_tests
@@ -64,10 +72,10 @@ $(1)_TESTS := $$(patsubst $(1)/tests/%.c,$(TB)/$(1)/%,$$(wildcard $(1)/tests/tes
 all_tests: $$($(1)_TESTS)
 $(TB)/$(1)/%.o: $(1)/%.c
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS) $$($$(notdir $(1))_TEST_CFLAGS) -I$(1) -c $$< -o $$@
+	$$(CC) $$(CFLAGS) $$($$(notdir $(1))_TEST_CFLAGS) -I$(1) $$(DEPFLAGS) -c $$< -o $$@
 $(TB)/$(1)/test_%: $(1)/tests/test_%.c $$($(1)_OBJS) $$(COMMON_OBJS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS) $$(CMOCKA_CFLAGS) $$($$(notdir $(1))_TEST_CFLAGS) -I$(1) -o $$@ $$^ \
+	$$(CC) $$(CFLAGS) $$(CMOCKA_CFLAGS) $$($$(notdir $(1))_TEST_CFLAGS) -I$(1) $$(DEPFLAGS) -o $$@ $$(LINK_INPUTS) \
 	    $$($$(notdir $(1))_TEST_LDLIBS) $$(CMOCKA_LDLIBS) $$(CUDA_LDLIBS)
 endef
 $(foreach d,$(TEST_DIRS),$(eval $(call folder_tests,$(d))))
@@ -75,3 +83,4 @@ $(foreach d,$(TEST_DIRS),$(eval $(call folder_tests,$(d))))
 .PHONY: all_tests
 .SECONDARY:
 .DEFAULT_GOAL := all_tests
+-include $(shell find $(TB) -name '*.d' 2>/dev/null)

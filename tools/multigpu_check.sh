@@ -40,19 +40,24 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed -
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1)
 status=0
 
-# save FILE WANT CMD...: run CMD, output to OUT/FILE under a header; WANT is
-# the exit status that counts as right (0, or 2 for WAIVED)
-save() {
-    local f=$1 want=$2 rc
-    shift 2
+# header FILE COMMAND-TEXT: the provenance lines every output starts with
+header() {
     {
         echo "# gpu: $gpu"
         echo "# driver: $driver"
         echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
         echo "# commit: $commit"
         echo "# dirty: $dirty"
-        echo "# command: ${CVD:+CUDA_VISIBLE_DEVICES=$CVD }$*"
-    } >>"$out/$f"
+        echo "# command: $2"
+    } >>"$out/$1"
+}
+
+# save FILE WANT CMD...: run CMD, output to OUT/FILE under a header; WANT is
+# the exit status that counts as right (0, or 2 for WAIVED)
+save() {
+    local f=$1 want=$2 rc
+    shift 2
+    header "$f" "${CVD:+CUDA_VISIBLE_DEVICES=$CVD }$*"
     if [ -n "${CVD:-}" ]; then CUDA_VISIBLE_DEVICES=$CVD "$@" >>"$out/$f" 2>&1; else "$@" >>"$out/$f" 2>&1; fi
     rc=$?
     echo "# exit: $rc" >>"$out/$f"
@@ -61,7 +66,8 @@ save() {
 }
 
 rm -f "$out"/*.txt "$out"/*.json "$out"/*.jsonl "$out"/*.csv
-{ nvidia-smi topo -m; echo; nvidia-smi nvlink -s; } >"$out/topo.txt" 2>&1
+header topo.txt "nvidia-smi topo -m; nvidia-smi nvlink -s"
+{ nvidia-smi topo -m; echo; nvidia-smi nvlink -s; } >>"$out/topo.txt" 2>&1
 save deviceQuery.txt 0 bin/deviceQuery
 bin/deviceQuery --json >"$out/deviceQuery.json" 2>/dev/null || status=1
 save bandwidthTest__device_all.txt 0 bin/bandwidthTest --device=all

@@ -29,7 +29,7 @@ rm -f "$t"
 if [ "${1:-}" = --check ]; then
     if cmp -s "$new" README.md; then rm -f "$new"; echo "README.md sample table is up to date"; exit 0; fi
     rm -f "$new"
-    echo "README.md sample table is out of date: run tools/readme_samples.sh"
+    echo "README.md sample table is out of date: run make readme"
     exit 1
 fi
 mv "$new" README.md

@@ -5,6 +5,7 @@
 # 2. tests/test_*.sh (process tests of every sample binary, the build system)
 #    and every <group>/<folder>/tests/test_*.sh a sample or tool ships; each
 #    must end its output with a line "N passed, M failed"
+# The tests of a tool that did not build are skipped and listed.
 # Exit status: 0 only if nothing failed and at least one test ran.
 set -u
 cd "$(dirname "$0")/.."
@@ -49,17 +50,32 @@ run_counted_script() {  # $1 = script ending with "N passed, M failed"
     fi
 }
 
+# A 9_Verification tool that did not build (build/tools/<tool>.skipped, see
+# tools/build_tool.sh) has its tests skipped, and said so.
+skipped=()
+skip_re='^$'
+for f in build/tools/*.skipped; do
+    [ -f "$f" ] || continue
+    t=$(basename "$f" .skipped)
+    [ -d "9_Verification/$t" ] || continue
+    skipped+=("$t: $(cat "$f")")
+    skip_re="$skip_re|^(build/tests/)?9_Verification/$t/"
+done
+
 echo "== unit tests"
 while IFS= read -r t; do
     run_cmocka "$t"
-done < <(find build/tests -type f -name 'test_*' -perm -u+x | sort)
+done < <(find build/tests -type f -name 'test_*' -perm -u+x | grep -Ev "$skip_re" | sort)
 
-for s in $(ls tests/test_*.sh [0-9]_*/*/tests/test_*.sh 2>/dev/null | sort); do
+for s in $(ls tests/test_*.sh [0-9]_*/*/tests/test_*.sh 2>/dev/null | grep -Ev "$skip_re" | sort); do
     echo "== $s"
     run_counted_script "$s"
 done
 
 echo
+for t in "${skipped[@]}"; do
+    echo "skipped: the tests of ${t%%: *}, a tool that did not build: ${t#*: }"
+done
 if [ "${#failed_names[@]}" -gt 0 ]; then
     echo "failures in: ${failed_names[*]}"
 fi
