@@ -73,8 +73,8 @@ namespace cg = cooperative_groups;
  * barrier: a thread that returned early would leave __syncthreads waiting
  * for it (undefined behaviour, and synccheck's complaint).
  * Each kernel's comment ends with what it measured on the H200 (2^28 floats,
- * block 256; results/H200/reduction.txt, commit 10393d1, 2026-11-29: CUB
- * did 4498 GB/s, the HBM peak is 4814). These figures are copied by hand and
+ * block 256; results/H200/reduction.txt, commit d4ff6ab, 2026-11-30: CUB
+ * did 4501 GB/s, the HBM peak is 4814). These figures are copied by hand and
  * dated; `make bench` measures again and regenerates the README's table,
  * not these comments. */
 
@@ -90,7 +90,7 @@ __device__ __forceinline__ A *smem_as()
  * is a multiple of 2s add the element s to their right. Correct, but the
  * active threads are scattered over every warp: each warp stays busy (and
  * divergent) for every step while doing almost no work, and `%` is slow.
- * Measured (H200, 2^28 floats): 416 GB/s, 9.3% of CUB. */
+ * Measured (H200, 2^28 floats): 416 GB/s, 9.2% of CUB. */
 template <typename In, typename A>
 __global__ void reduce0_interleaved_divergent(const In *__restrict__ in, size_t n, A *__restrict__ out)
 {
@@ -111,7 +111,7 @@ __global__ void reduce0_interleaved_divergent(const In *__restrict__ in, size_t 
  * retire early. What it costs: the strided index makes threads of a warp
  * hit the same shared-memory bank (2-way, 4-way, ... conflicts), so each
  * access is replayed.
- * Measured (H200, 2^28 floats): 676 GB/s, 15.0% of CUB. */
+ * Measured (H200, 2^28 floats): 677 GB/s, 15.0% of CUB. */
 template <typename In, typename A>
 __global__ void reduce1_interleaved_bank_conflicts(const In *__restrict__ in, size_t n, A *__restrict__ out)
 {
@@ -132,7 +132,7 @@ __global__ void reduce1_interleaved_bank_conflicts(const In *__restrict__ in, si
  * element t + s: consecutive threads touch consecutive words, so there are
  * no bank conflicts and no divergence inside active warps. What is left:
  * half the threads are idle from the very first step.
- * Measured (H200, 2^28 floats): 873 GB/s, 19.4% of CUB. */
+ * Measured (H200, 2^28 floats): 874 GB/s, 19.4% of CUB. */
 template <typename In, typename A>
 __global__ void reduce2_sequential(const In *__restrict__ in, size_t n, A *__restrict__ out)
 {
@@ -151,7 +151,7 @@ __global__ void reduce2_sequential(const In *__restrict__ in, size_t n, A *__res
 /* 3: first add during load. What changed: each block covers 2 blockDim
  * elements and every thread adds its two before the tree, so no thread is
  * idle in the first step and half as many blocks are launched.
- * Measured (H200, 2^28 floats): 1796 GB/s, 39.9% of CUB. */
+ * Measured (H200, 2^28 floats): 1797 GB/s, 39.9% of CUB. */
 template <typename In, typename A>
 __global__ void reduce3_first_add_load(const In *__restrict__ in, size_t n, A *__restrict__ out)
 {
@@ -197,7 +197,7 @@ __device__ __forceinline__ A warp_reduce_smem(A *s, unsigned tid, unsigned block
 /* 4: unroll the last warp. What changed: the tree stops its __syncthreads
  * loop at 64 and the last six steps run inside warp 0 with only __syncwarp,
  * saving six block-wide barriers and the loop overhead per block.
- * Measured (H200, 2^28 floats): 2264 GB/s, 50.3% of CUB. */
+ * Measured (H200, 2^28 floats): 2267 GB/s, 50.4% of CUB. */
 template <typename In, typename A>
 __global__ void reduce4_unroll_last_warp(const In *__restrict__ in, size_t n, A *__restrict__ out)
 {
@@ -221,7 +221,7 @@ __global__ void reduce4_unroll_last_warp(const In *__restrict__ in, size_t n, A 
 /* 5: complete unroll. What changed: the block size is a template parameter,
  * so every `if (BLOCK >= ...)` is resolved by the compiler and the tree is
  * straight-line code without loop counters or comparisons against blockDim.
- * Measured (H200, 2^28 floats): 2436 GB/s, 54.2% of CUB. */
+ * Measured (H200, 2^28 floats): 2440 GB/s, 54.2% of CUB. */
 template <unsigned BLOCK, typename In, typename A>
 __global__ void __launch_bounds__(BLOCK) reduce5_complete_unroll(const In *__restrict__ in, size_t n, A *__restrict__ out)
 {
@@ -251,7 +251,7 @@ __global__ void __launch_bounds__(BLOCK) reduce5_complete_unroll(const In *__res
  * now happen once per ~thousand elements instead of once per two, and the
  * second pass has only a few thousand partials. From here on the kernel is
  * limited by how many loads are in flight, not by the tree.
- * Measured (H200, 2^28 floats): 3751 GB/s, 83.4% of CUB. */
+ * Measured (H200, 2^28 floats): 3743 GB/s, 83.2% of CUB. */
 template <unsigned BLOCK, typename In, typename A>
 __global__ void __launch_bounds__(BLOCK) reduce6_multi_element(const In *__restrict__ in, size_t n, A *__restrict__ out)
 {
@@ -284,8 +284,8 @@ __global__ void __launch_bounds__(BLOCK) reduce6_multi_element(const In *__restr
  * waiting on one load at a time (thread_sum in reduce_device.cuh); (c) the
  * block sum uses __shfl_down_sync inside each warp and shared memory only
  * for the 32 warp sums: one barrier per block instead of log2(block).
- * Measured (H200, 2^28 floats): 4366 GB/s, 97.1% of CUB; with 4 loads in
- * flight 4481 GB/s (99.6%), with 8 loads and 512 threads 4473 GB/s (99.5%). */
+ * Measured (H200, 2^28 floats): 4368 GB/s, 97.1% of CUB; with 4 loads in
+ * flight 4478 GB/s (99.5%), with 8 loads and 512 threads 4478 GB/s (99.5%). */
 template <typename In, typename A, int UNROLL>
 __global__ void reduce7_warp_shuffle(const In *__restrict__ in, size_t n, A *__restrict__ out)
 {
@@ -297,7 +297,7 @@ __global__ void reduce7_warp_shuffle(const In *__restrict__ in, size_t n, A *__r
 /* 8: cooperative groups. The same kernel as 7 written with cg::reduce over
  * 32-thread tiles: the library picks the shuffle sequence (and uses the
  * hardware redux instruction for 32-bit integers where it exists).
- * Measured (H200, 2^28 floats): 4466 GB/s, 99.3% of CUB. */
+ * Measured (H200, 2^28 floats): 4472 GB/s, 99.4% of CUB. */
 template <typename In, typename A, int UNROLL>
 __global__ void reduce8_cg(const In *__restrict__ in, size_t n, A *__restrict__ out)
 {

@@ -471,8 +471,8 @@ hist_privatized(const unsigned char *__restrict__ data, size_t n, u64 *__restric
  *       (one or two per thread): a load that misses takes L1 lines until its
  *       data arrives, so the L1 may be what caps the bytes in flight, and
  *       by Little's law the rate (28 KiB on each of 132 SMs is 3.8 MB: at
- *       4.36 TB/s that is 0.87 us of latency, about what a read from HBM
- *       under load takes). Here the kernel asks for the shared
+ *       the first run's 4.36 TB/s that is 0.87 us of latency, about what a
+ *       read from HBM under load takes). Here the kernel asks for the shared
  *       memory its two blocks need (hist_carveout_percent: 30%, which the
  *       H200 rounds up to 100 KiB) and keeps 156 KiB of L1.
  *   fast_r32_nozero  + no memset before the kernel. Block 0 zeroes the
@@ -499,6 +499,12 @@ hist_privatized(const unsigned char *__restrict__ data, size_t n, u64 *__restric
  *       price: each vector crosses shared memory twice more (the copy's
  *       write and one LDS.128), 8 more shared-memory passes per warp to the
  *       16 of its atomics, and 71 instructions per vector instead of 60.
+ *
+ * What the H200 run showed (the README's "Step 5" has the figures): the
+ * merge, the carveout and the memset each paid off as predicted (the
+ * carveout at the low end of its range), and fast_r32_nozero is the fastest
+ * variant; the L2 prefetch made the stream slower, not faster, and the
+ * cp.async ring gained nothing and varied most from run to run.
  *
  * Each thread only ever reads its own ring slots, after its own
  * cp.async.wait_group: no barrier is needed for them. A slot is refilled
