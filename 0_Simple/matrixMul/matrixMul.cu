@@ -452,8 +452,9 @@ __device__ __forceinline__ void thread_tile_store(float *__restrict__ C, int M, 
  * blocktile_2d wastes is in the loads: its loop body is 899 instructions for
  * 512 FMAs and 32 shared loads, this one's 612 (static counts, cuobjdump
  * -sass, nvcc 13.0, sm_90). Predicted: a large gain from the instruction
- * count alone. Measured at 4096^3 (results/H200/matrixMul.txt, commit
- * d4ff6ab): +37.7%, 16202 -> 22306 GFLOP/s. */
+ * count alone. Measured at 4096^3
+ * (results/H200/matrixMul.txt, commit d4ff6ab): +37.7%, 16202 -> 22306
+ * GFLOP/s. */
 template <int BM, int BN, int BK>
 __global__ void __launch_bounds__((BM / 8) * (BN / 8))
     mm_vec_global(int M, int N, int K, float alpha, const float *__restrict__ A,
