@@ -48,9 +48,10 @@
  * child. Abstract sockets belong to the network namespace, pids to the PID
  * namespace: runs in PID namespaces of their own (--contain=pidns) have
  * targets with the same pids, so two runs at once in one range can take each
- * other's target (on the H200 with --jobs=2: "Target application terminated
- * before first instrumented API call", exit 255, or a run that waits until
- * its timeout). So each worker gets a range of its own, after the default
+ * other's target (what the first --jobs=2 run on the H200 fits: "Target
+ * application terminated before first instrumented API call", exit 255, and
+ * runs that waited until their timeout, in runs started together). So each
+ * worker gets a range of its own, after the default
  * one (which a compute-sanitizer started by hand on the machine uses): worker
  * w scans [SANITIZER_PORT_BASE + w * SANITIZER_PORTS, ... + SANITIZER_PORTS),
  * and runs one program at a time. (tests/fake_rendezvous.py plays it.) */
