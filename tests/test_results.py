@@ -279,8 +279,8 @@ class Tables(unittest.TestCase):
     def test_check_fails_on_an_edited_table_and_regeneration_fixes_it(self):
         with tempfile.TemporaryDirectory() as d:
             make_root(d)
-            # the tables from the fixture's results.json, not the committed README's
-            # (which follow the committed results/H200/results.json)
+            # The README comes from the live tree, whose table follows the live
+            # results; make it the fixture's first (as the test below does).
             quiet(R.tables, [], d, False)
             readme = os.path.join(d, "0_Simple/vectorAdd/README.md")
             text = open(readme).read()

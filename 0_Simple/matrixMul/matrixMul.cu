@@ -17,7 +17,7 @@
  * Run:    bin/matrixMul                         M = N = K = 4096, all variants
  *         bin/matrixMul --m=2048 --n=2048 --k=2048      (bench.args: the other
  *         bin/matrixMul --m=4096 --n=1024 --k=8192       shapes make bench runs)
- *         bin/matrixMul --quick                 tiny shapes, for compute-sanitizer
+ *         bin/matrixMul --quick                 small shapes (each kernel on 2x2 of its tiles), for compute-sanitizer
  *         bin/matrixMul --variant=smem_tile32 --m=2048 --n=1000 --k=333
  * Variants (one table below drives dispatch, --help, checks and timing):
  *   cublas               cuBLAS SGEMM, CUBLAS_PEDANTIC_MATH (true FP32): the reference
@@ -200,7 +200,9 @@ __global__ void __launch_bounds__(TILE *TILE)
  * Predicted: faster by the share of time 3a spends waiting on its loads.
  * Measured on the H200 (4096^3, experiments/tile32_ab.cu, 2026-11-29), in
  * results/H200/matrixMul_tile32_ab.txt, commit 10393d1: loads at the top of
- * the loop (3a) 8.48 TFLOP/s, with this prefetch 9.97. */
+ * the loop (3a) 8.48 TFLOP/s, with this prefetch 9.97; as the variants of
+ * this file (results/H200/matrixMul.txt, commit d4ff6ab): 8479 -> 9967
+ * GFLOP/s, +17.5% (+6.1% at 2048^3: README). */
 template <int TILE>
 __global__ void __launch_bounds__(TILE *TILE)
     mm_smem_prefetch(int M, int N, int K, float alpha, const float *__restrict__ A,
@@ -450,7 +452,9 @@ __device__ __forceinline__ void thread_tile_store(float *__restrict__ C, int M, 
  * blocktile_2d wastes is in the loads: its loop body is 899 instructions for
  * 512 FMAs and 32 shared loads, this one's 612 (static counts, cuobjdump
  * -sass, nvcc 13.0, sm_90). Predicted: a large gain from the instruction
- * count alone. */
+ * count alone. Measured at 4096^3
+ * (results/H200/matrixMul.txt, commit d4ff6ab): +37.7%, 16202 -> 22306
+ * GFLOP/s. */
 template <int BM, int BN, int BK>
 __global__ void __launch_bounds__((BM / 8) * (BN / 8))
     mm_vec_global(int M, int N, int K, float alpha, const float *__restrict__ A,
@@ -502,9 +506,10 @@ __global__ void __launch_bounds__((BM / 8) * (BN / 8))
  *    fit on an SM instead of one (16 warps instead of 8 to hide latency).
  *    The transposing stores cost 3 more instructions per thread per K-step,
  *    and two threads (the two float4s of one row of A) hit the same bank.
- *    Predicted: a gain, from the occupancy.
+ *    Predicted: a gain, from the occupancy. Measured: +56.7% at 4096^3.
  *  - padded_a (PAD = 4): rows of BM + 4 floats shift each k-row by 4 banks,
  *    so those stores are conflict-free. Predicted: a few percent at most.
+ *    Measured: +1.2% at 4096^3.
  * (padded_a is the kernel that was called `vectorized`.) */
 template <int BM, int BN, int BK, int PAD>
 __global__ void __launch_bounds__((BM / 8) * (BN / 8))
@@ -621,7 +626,8 @@ __device__ __forceinline__ void warp_tile_store(float *__restrict__ C, int M, in
  * 128-byte wavefront per cycle to its 4 schedulers, padded_a needs 10
  * wavefronts per warp per k (2 for A, 8 for B) against 64 FMA cycles, so
  * shared memory is busy ~62% of the time at full FMA rate; 6a needs 4
- * (~25%). A clear gain where that pipe was a bottleneck. */
+ * (~25%). A clear gain where that pipe was a bottleneck. Measured: +9.1%
+ * at 4096^3. */
 template <int BM, int BN, int BK>
 __global__ void __launch_bounds__((BM / WT_M) * (BN / WT_N) * 32)
     mm_warp_layout(int M, int N, int K, float alpha, const float *__restrict__ A,
@@ -805,7 +811,8 @@ struct wt_cfg {
  * 16). Per k a lane does 128 FMAs for 6 shared loads instead of 64 for 4,
  * and the tile copies are shared by half as many threads, but this loop's
  * address arithmetic stays (74% of its instructions are FMAs instead of
- * 72%) and half as many warps hide the latencies. Predicted: a small gain. */
+ * 72%) and half as many warps hide the latencies. Predicted: a small gain.
+ * Measured: +4.7% at 4096^3. */
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MINB>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)
     mm_cpasync(int M, int N, int K, float alpha, const float *__restrict__ A,
@@ -884,12 +891,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)
  * K-step (128x128x8, 64x64) is about 1140 instructions for 1024 FMAs (90%),
  * cpasync_128x128x8_w64x64_s3's 1390 (74%), static counts again. Two
  * 128-thread blocks fit per SM at up to 255 registers (ptxas_table.sh: no
- * spills). Predicted: the best pipe_* variants within ~10% of cuBLAS (76.8%
- * of the FP32 peak in results/H200/stale/matrixMul.txt, commit 1c69e09).
+ * spills). Predicted: the best pipe_* variants within ~10% of cuBLAS.
+ * Measured (results/H200/matrixMul.txt, commit d4ff6ab, and the README for
+ * the two other shapes): the pipelined loop +15.8% over
+ * cpasync_128x128x8_w64x64_s3, and pipe_128x256x8_w64x64_s3 at 90.82% of
+ * cuBLAS at 4096^3 (cuBLAS at 76.54% of the FP32 peak).
  * GROUP_M > 1 orders the blocks in bands of GROUP_M tile rows (mm_tile_of,
  * mm_host.h) so that blocks running at the same time share panels of A and
  * B in the L2; predicted: little at these sizes (a wave of 264 blocks at
- * 4096^3 already covers 8 whole tile rows), the variant is there to show it. */
+ * 4096^3 already covers 8 whole tile rows), the variant is there to show it.
+ * Measured: -4.5% at BK = 8, +0.5% at BK = 16 (4096^3), not explained. */
 
 /* The copies of one K-step into one stage. A: chunk c (a warp instruction)
  * is 4 rows x 8 consecutive k, one 32-byte sector per row; thread t copies
@@ -1231,41 +1242,42 @@ typedef struct {
     const char *name;
     timed_fn run;
     variant_kind kind;
+    int bm, bn;         /* the block's tile of C (rows x columns); 0 for the library */
     const char *tile;   /* block tile / threads, for --help and the notes */
     const char *what;
 } variant;
 
 static const variant variants[] = {
-    {"cublas", run_cublas, VK_REF, "library", "cuBLAS SGEMM, CUBLAS_PEDANTIC_MATH (true FP32): the reference"},
-    {"cublas_tf32", run_cublas_tf32, VK_TF32, "library", "cuBLAS SGEMM on TF32 tensor cores (context only)"},
-    {"naive", run_naive, VK_KERNEL, "32x32 threads, 1 output each", "one thread per output, lanes walk down a column of C"},
-    {"coalesced", run_coalesced, VK_KERNEL, "32x32 threads, 1 output each", "one thread per output, lanes walk along a row of C"},
-    {"smem_tile16", run_smem<16>, VK_KERNEL, "16x16 tile, 256 threads", "shared-memory tiles, loads at the top of the loop, two barriers per K-step"},
-    {"smem_tile32", run_smem<32>, VK_KERNEL, "32x32 tile, 1024 threads", "the same with 32x32 tiles: the classic kernel (NVIDIA's sample)"},
-    {"smem_tile32_prefetch", run_smem_prefetch<32>, VK_KERNEL, "32x32 tile, 1024 threads", "smem_tile32 with the next K-step's loads in flight during the FMAs"},
-    {"blocktile_1d", run_blocktile_1d, VK_KERNEL, "64x64x8, 512 threads, 8x1 each", "1D register blocking: 8 outputs of a column per thread"},
-    {"blocktile_2d", run_blocktile_2d, VK_KERNEL, "128x128x8, 256 threads, 8x8 each", "2D register blocking: outer products from registers"},
-    {"vec_global_loads", run_vec_global, VK_KERNEL, "128x128x8, 256 threads, 8x8 each", "blocktile_2d reading and writing global memory in float4s"},
-    {"transposed_a", run_transposed<0>, VK_KERNEL, "128x128x8, 256 threads, 8x8 each", "vec_global_loads with A transposed in shared memory (float4 fragments)"},
-    {"padded_a", run_transposed<4>, VK_KERNEL, "128x128x8, 256 threads, 8x8 each", "transposed_a with rows padded to BM+4: conflict-free stores"},
-    {"warp_layout", run_warp_layout, VK_KERNEL, "128x128x8, 256 threads, warp 64x32", "padded_a with 64x32 warp tiles: conflict-free shared loads"},
-    {"warptile_128x128x8", run_warptile<128, 128, 8, 2>, VK_KERNEL, "128x128x8, 256 threads, warp 64x32, 2 blocks/SM", "warp_layout + register-staged double buffering, one barrier"},
-    {"warptile_128x64x8", run_warptile<128, 64, 8, 3>, VK_KERNEL, "128x64x8, 128 threads, warp 64x32, 3 blocks/SM", "the same, smaller block tile"},
-    {"warptile_128x128x16_1blk", run_warptile<128, 128, 16, 1>, VK_KERNEL, "128x128x16, 256 threads, warp 64x32, 1 block/SM", "warptile_128x128x8 with BK=16: no register cap, one block per SM"},
-    {"cpasync_128x128x8_s3", run_cpasync<128, 128, 8, 64, 32, 3, 2>, VK_KERNEL, "128x128x8, 256 threads, warp 64x32, 3 stages", "warptile_128x128x8 fed by a 3-stage cp.async pipeline"},
-    {"cpasync_128x128x16_s2", run_cpasync<128, 128, 16, 64, 32, 2, 2>, VK_KERNEL, "128x128x16, 256 threads, warp 64x32, 2 stages", "cp.async double buffering, BK=16"},
-    {"cpasync_128x128x16_s3", run_cpasync<128, 128, 16, 64, 32, 3, 2>, VK_KERNEL, "128x128x16, 256 threads, warp 64x32, 3 stages", "3-stage cp.async, BK=16"},
-    {"cpasync_128x128x8_w64x64_s3", run_cpasync<128, 128, 8, 64, 64, 3, 2>, VK_KERNEL, "128x128x8, 128 threads, warp 64x64 (8x16 each), 3 stages", "cpasync_128x128x8_s3 with 64x64 warp tiles"},
-    {"pipe_128x128x8_w64x32_s3", run_pipe<128, 128, 8, 64, 32, 3, 2, 1>, VK_KERNEL, "128x128x8, 256 threads, warp 64x32, 3 stages", "cpasync_128x128x8_s3 with the pipelined loop"},
-    {"pipe_128x128x8_w64x64_s3", run_pipe<128, 128, 8, 64, 64, 3, 2, 1>, VK_KERNEL, "128x128x8, 128 threads, warp 64x64 (8x16 each), 3 stages", "cpasync_128x128x8_w64x64_s3 with the pipelined loop"},
-    {"pipe_128x128x8_w64x64_s4", run_pipe<128, 128, 8, 64, 64, 4, 2, 1>, VK_KERNEL, "128x128x8, 128 threads, warp 64x64, 4 stages", "pipe_128x128x8_w64x64_s3 with 4 stages"},
-    {"pipe_128x128x16_w64x64_s3", run_pipe<128, 128, 16, 64, 64, 3, 2, 1>, VK_KERNEL, "128x128x16, 128 threads, warp 64x64, 3 stages", "pipe_128x128x8_w64x64_s3 with BK=16"},
-    {"pipe_128x128x16_w64x64_s4", run_pipe<128, 128, 16, 64, 64, 4, 2, 1>, VK_KERNEL, "128x128x16, 128 threads, warp 64x64, 4 stages", "pipe_128x128x16_w64x64_s3 with 4 stages"},
-    {"pipe_128x256x8_w64x64_s3", run_pipe<128, 256, 8, 64, 64, 3, 1, 1>, VK_KERNEL, "128x256x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x128x8_w64x64_s3 with a 128x256 block tile"},
-    {"pipe_128x256x16_w64x64_s3", run_pipe<128, 256, 16, 64, 64, 3, 1, 1>, VK_KERNEL, "128x256x16, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x256x8_w64x64_s3 with BK=16"},
-    {"pipe_256x128x8_w64x64_s3", run_pipe<256, 128, 8, 64, 64, 3, 1, 1>, VK_KERNEL, "256x128x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x128x8_w64x64_s3 with a 256x128 block tile"},
-    {"pipe_128x128x8_w64x64_s3_g8", run_pipe<128, 128, 8, 64, 64, 3, 2, 8>, VK_KERNEL, "128x128x8, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x8_w64x64_s3 with blocks in bands of 8 tile rows"},
-    {"pipe_128x128x16_w64x64_s3_g8", run_pipe<128, 128, 16, 64, 64, 3, 2, 8>, VK_KERNEL, "128x128x16, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x16_w64x64_s3 with blocks in bands of 8 tile rows"},
+    {"cublas", run_cublas, VK_REF, 0, 0, "library", "cuBLAS SGEMM, CUBLAS_PEDANTIC_MATH (true FP32): the reference"},
+    {"cublas_tf32", run_cublas_tf32, VK_TF32, 0, 0, "library", "cuBLAS SGEMM on TF32 tensor cores (context only)"},
+    {"naive", run_naive, VK_KERNEL, 32, 32, "32x32 threads, 1 output each", "one thread per output, lanes walk down a column of C"},
+    {"coalesced", run_coalesced, VK_KERNEL, 32, 32, "32x32 threads, 1 output each", "one thread per output, lanes walk along a row of C"},
+    {"smem_tile16", run_smem<16>, VK_KERNEL, 16, 16, "16x16 tile, 256 threads", "shared-memory tiles, loads at the top of the loop, two barriers per K-step"},
+    {"smem_tile32", run_smem<32>, VK_KERNEL, 32, 32, "32x32 tile, 1024 threads", "the same with 32x32 tiles: the classic kernel (NVIDIA's sample)"},
+    {"smem_tile32_prefetch", run_smem_prefetch<32>, VK_KERNEL, 32, 32, "32x32 tile, 1024 threads", "smem_tile32 with the next K-step's loads in flight during the FMAs"},
+    {"blocktile_1d", run_blocktile_1d, VK_KERNEL, 64, 64, "64x64x8, 512 threads, 8x1 each", "1D register blocking: 8 outputs of a column per thread"},
+    {"blocktile_2d", run_blocktile_2d, VK_KERNEL, 128, 128, "128x128x8, 256 threads, 8x8 each", "2D register blocking: outer products from registers"},
+    {"vec_global_loads", run_vec_global, VK_KERNEL, 128, 128, "128x128x8, 256 threads, 8x8 each", "blocktile_2d reading and writing global memory in float4s"},
+    {"transposed_a", run_transposed<0>, VK_KERNEL, 128, 128, "128x128x8, 256 threads, 8x8 each", "vec_global_loads with A transposed in shared memory (float4 fragments)"},
+    {"padded_a", run_transposed<4>, VK_KERNEL, 128, 128, "128x128x8, 256 threads, 8x8 each", "transposed_a with rows padded to BM+4: conflict-free stores"},
+    {"warp_layout", run_warp_layout, VK_KERNEL, 128, 128, "128x128x8, 256 threads, warp 64x32", "padded_a with 64x32 warp tiles: conflict-free shared loads"},
+    {"warptile_128x128x8", run_warptile<128, 128, 8, 2>, VK_KERNEL, 128, 128, "128x128x8, 256 threads, warp 64x32, 2 blocks/SM", "warp_layout + register-staged double buffering, one barrier"},
+    {"warptile_128x64x8", run_warptile<128, 64, 8, 3>, VK_KERNEL, 128, 64, "128x64x8, 128 threads, warp 64x32, 3 blocks/SM", "the same, smaller block tile"},
+    {"warptile_128x128x16_1blk", run_warptile<128, 128, 16, 1>, VK_KERNEL, 128, 128, "128x128x16, 256 threads, warp 64x32, 1 block/SM", "warptile_128x128x8 with BK=16: no register cap, one block per SM"},
+    {"cpasync_128x128x8_s3", run_cpasync<128, 128, 8, 64, 32, 3, 2>, VK_KERNEL, 128, 128, "128x128x8, 256 threads, warp 64x32, 3 stages", "warptile_128x128x8 fed by a 3-stage cp.async pipeline"},
+    {"cpasync_128x128x16_s2", run_cpasync<128, 128, 16, 64, 32, 2, 2>, VK_KERNEL, 128, 128, "128x128x16, 256 threads, warp 64x32, 2 stages", "cp.async double buffering, BK=16"},
+    {"cpasync_128x128x16_s3", run_cpasync<128, 128, 16, 64, 32, 3, 2>, VK_KERNEL, 128, 128, "128x128x16, 256 threads, warp 64x32, 3 stages", "3-stage cp.async, BK=16"},
+    {"cpasync_128x128x8_w64x64_s3", run_cpasync<128, 128, 8, 64, 64, 3, 2>, VK_KERNEL, 128, 128, "128x128x8, 128 threads, warp 64x64 (8x16 each), 3 stages", "cpasync_128x128x8_s3 with 64x64 warp tiles"},
+    {"pipe_128x128x8_w64x32_s3", run_pipe<128, 128, 8, 64, 32, 3, 2, 1>, VK_KERNEL, 128, 128, "128x128x8, 256 threads, warp 64x32, 3 stages", "cpasync_128x128x8_s3 with the pipelined loop"},
+    {"pipe_128x128x8_w64x64_s3", run_pipe<128, 128, 8, 64, 64, 3, 2, 1>, VK_KERNEL, 128, 128, "128x128x8, 128 threads, warp 64x64 (8x16 each), 3 stages", "cpasync_128x128x8_w64x64_s3 with the pipelined loop"},
+    {"pipe_128x128x8_w64x64_s4", run_pipe<128, 128, 8, 64, 64, 4, 2, 1>, VK_KERNEL, 128, 128, "128x128x8, 128 threads, warp 64x64, 4 stages", "pipe_128x128x8_w64x64_s3 with 4 stages"},
+    {"pipe_128x128x16_w64x64_s3", run_pipe<128, 128, 16, 64, 64, 3, 2, 1>, VK_KERNEL, 128, 128, "128x128x16, 128 threads, warp 64x64, 3 stages", "pipe_128x128x8_w64x64_s3 with BK=16"},
+    {"pipe_128x128x16_w64x64_s4", run_pipe<128, 128, 16, 64, 64, 4, 2, 1>, VK_KERNEL, 128, 128, "128x128x16, 128 threads, warp 64x64, 4 stages", "pipe_128x128x16_w64x64_s3 with 4 stages"},
+    {"pipe_128x256x8_w64x64_s3", run_pipe<128, 256, 8, 64, 64, 3, 1, 1>, VK_KERNEL, 128, 256, "128x256x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x128x8_w64x64_s3 with a 128x256 block tile"},
+    {"pipe_128x256x16_w64x64_s3", run_pipe<128, 256, 16, 64, 64, 3, 1, 1>, VK_KERNEL, 128, 256, "128x256x16, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x256x8_w64x64_s3 with BK=16"},
+    {"pipe_256x128x8_w64x64_s3", run_pipe<256, 128, 8, 64, 64, 3, 1, 1>, VK_KERNEL, 256, 128, "256x128x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x128x8_w64x64_s3 with a 256x128 block tile"},
+    {"pipe_128x128x8_w64x64_s3_g8", run_pipe<128, 128, 8, 64, 64, 3, 2, 8>, VK_KERNEL, 128, 128, "128x128x8, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x8_w64x64_s3 with blocks in bands of 8 tile rows"},
+    {"pipe_128x128x16_w64x64_s3_g8", run_pipe<128, 128, 16, 64, 64, 3, 2, 8>, VK_KERNEL, 128, 128, "128x128x16, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x16_w64x64_s3 with blocks in bands of 8 tile rows"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -1302,10 +1314,10 @@ static void build_help_from_table(void)
     if (used < sizeof help_notes)
         snprintf(help_notes + used, sizeof help_notes - used,
                  "Checks: CPU (double) reference at 1^3, 17^3, 33x65x129, 36x68x20, 260x136x68,\n"
-                 "260x264x44, 128^3, 257x263x271; cuBLAS (pedantic FP32) at 1000x1003x997,\n"
-                 "1024x1028x1020 and MxNxK; each with beta=0 (C poisoned) and beta=-0.5, and a\n"
-                 "poisoned guard zone after C. --quick checks the first six shapes and times\n"
-                 "33x65x129.\n");
+                 "260x264x44, 128^3, 257x263x271 and each kernel's tile shape (BM+4)x(BN+8)x67;\n"
+                 "cuBLAS (pedantic FP32) at 1000x1003x997, 1024x1028x1020 and MxNxK; each with\n"
+                 "beta=0 (C poisoned) and beta=-0.5, poisoned guard zones after A, B and C.\n"
+                 "--quick checks 1^3, 17^3, 36x68x20 and the tile shapes, and times 36x68x20.\n");
 }
 
 /* ---- checking ---------------------------------------------------------- */
@@ -1314,7 +1326,27 @@ typedef struct {
     int M, N, K;
 } shape;
 
-/* Device buffers sized for the largest shape, and host scratch. */
+/* A kernel's own check shape: one whole block tile and a partial one in each
+ * direction, (BM+4) x (BN+8), so a dropped last row or column of tiles shows
+ * and kernel 7's interior tile takes its unchecked copies next to partial
+ * ones; K = 67, a tail at every BK (8, 16, 32), A's rows not a multiple of 4
+ * (element-wise loads of A on a grid of several blocks: the float4 path of A
+ * is 36x68x20's), and 5 K-steps at BK = 16 or more, so every ring of stages
+ * (4 at most) wraps. The library's is the 128x128 kernels'. */
+static shape tile_shape(const variant *v)
+{
+    const int bm = v->bm > 0 ? v->bm : 128, bn = v->bn > 0 ? v->bn : 128;
+    const shape t = {bm + 4, bn + 8, 67};
+    return t;
+}
+
+static int same_shape(const shape *a, const shape *b)
+{
+    return a->M == b->M && a->N == b->N && a->K == b->K;
+}
+
+/* Device buffers sized for the largest shape (A, B and C each followed by a
+ * guard zone, common/check.h), and host scratch. */
 typedef struct {
     float *d_A, *d_B, *d_C, *d_C0;
     float *h_A, *h_B, *h_C0, *h_out;
@@ -1346,13 +1378,18 @@ static void run_one(const variant *v, const mm_bufs *b, const shape *s, float al
 }
 
 /* Check every wanted variant at one shape, twice (beta = 0 and beta != 0),
- * against the CPU in double (cpu_ref) or against cuBLAS pedantic FP32. */
+ * against the CPU in double (cpu_ref) or against cuBLAS pedantic FP32.
+ * A and B are followed by their poisoned guard zones (NaN): a kernel that
+ * reads past the end of either (B's rows past K in a K tail copied without
+ * its checks) gets NaN into C, whatever an earlier shape left there. */
 static void check_shape(const shape *s, int cpu_ref, const int *wanted, int *ok, mm_bufs *b)
 {
     size_t na = (size_t)s->M * s->K, nb = (size_t)s->K * s->N, nc = (size_t)s->M * s->N;
     rng_fill_uniform(b->h_A, na, b->seed, RNG_STREAM_A, -1.0f, 1.0f);
     rng_fill_uniform(b->h_B, nb, b->seed, RNG_STREAM_B, -1.0f, 1.0f);
     rng_fill_uniform(b->h_C0, nc, b->seed, RNG_STREAM_C, -1.0f, 1.0f);
+    poison_guarded(b->d_A, na * sizeof(float));
+    poison_guarded(b->d_B, nb * sizeof(float));
     CUDA_CHECK(cudaMemcpy(b->d_A, b->h_A, na * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(b->d_B, b->h_B, nb * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(b->d_C0, b->h_C0, nc * sizeof(float), cudaMemcpyHostToDevice));
@@ -1400,31 +1437,42 @@ int main(int argc, char **argv)
 
     shape main_s = {(int)opt_m, (int)opt_n, (int)opt_k};
     if (o.quick) {
-        main_s.M = 33;
-        main_s.N = 65;
-        main_s.K = 129;
+        main_s.M = 36;
+        main_s.N = 68;
+        main_s.K = 20;
     }
-    /* --quick checks the first six. 260x136x68 is the smallest that spans
-     * more than one 128x128 block tile in both M and N (a dropped last tile
-     * row or column shows), with the tail of a 16-deep K step; 260x264x44
-     * gives every block tile (up to 256x128 and 128x256) whole tiles inside
-     * C, which take the unchecked copies of kernel 7, next to partial ones,
-     * and a K tail for BK = 8 and 16. */
+    /* Every variant at every shape of cpu_shapes, then at its own tile
+     * shape (tile_shape). 260x136x68 is the smallest that spans more than
+     * one 128x128 block tile in both M and N (a dropped last tile row or
+     * column shows), with the tail of a 16-deep K step; 260x264x44 gives
+     * every block tile (up to 256x128 and 128x256) whole tiles inside C,
+     * which take the unchecked copies of kernel 7, next to partial ones, and
+     * a K tail for BK = 8 and 16. --quick checks quick_shapes and the tile
+     * shapes: each variant then runs on a grid of 2x2 of its own block tiles
+     * (the big kernels on 2x2 instead of up to 4x3 of them, the small ones
+     * on 4 blocks instead of dozens), which is what makes it fit under
+     * compute-sanitizer: memcheck's time grows with the accesses, and at the
+     * six shapes of earlier versions one --quick run took over 280 s. */
     static const shape cpu_shapes[] = {{1, 1, 1},      {17, 17, 17},    {33, 65, 129},
                                        {36, 68, 20},   {260, 136, 68},  {260, 264, 44},
                                        {128, 128, 128}, {257, 263, 271}};
+    static const shape quick_shapes[] = {{1, 1, 1}, {17, 17, 17}, {36, 68, 20}};
     static const shape gpu_shapes[] = {{1000, 1003, 997}, {1024, 1028, 1020}};
-    const int n_cpu = o.quick ? 6 : (int)(sizeof cpu_shapes / sizeof cpu_shapes[0]);
+    const shape *fixed = o.quick ? quick_shapes : cpu_shapes;
+    const int n_cpu = o.quick ? (int)(sizeof quick_shapes / sizeof quick_shapes[0])
+                              : (int)(sizeof cpu_shapes / sizeof cpu_shapes[0]);
     const int n_gpu = o.quick ? 0 : (int)(sizeof gpu_shapes / sizeof gpu_shapes[0]);
 
     /* Buffers hold the largest of every shape used. */
     long long maxA = (long long)main_s.M * main_s.K, maxB = (long long)main_s.K * main_s.N,
               maxC = (long long)main_s.M * main_s.N;
-    for (int i = 0; i < n_cpu + n_gpu; i++) {
-        const shape *s = i < n_cpu ? &cpu_shapes[i] : &gpu_shapes[i - n_cpu];
-        if ((long long)s->M * s->K > maxA) maxA = (long long)s->M * s->K;
-        if ((long long)s->K * s->N > maxB) maxB = (long long)s->K * s->N;
-        if ((long long)s->M * s->N > maxC) maxC = (long long)s->M * s->N;
+    for (int i = 0; i < n_cpu + n_gpu + N_VARIANTS; i++) {
+        const shape s = i < n_cpu           ? fixed[i]
+                        : i < n_cpu + n_gpu ? gpu_shapes[i - n_cpu]
+                                            : tile_shape(&variants[i - n_cpu - n_gpu]);
+        if ((long long)s.M * s.K > maxA) maxA = (long long)s.M * s.K;
+        if ((long long)s.K * s.N > maxB) maxB = (long long)s.K * s.N;
+        if ((long long)s.M * s.N > maxC) maxC = (long long)s.M * s.N;
     }
     char err[200];
     if (mm_device_bytes(main_s.M, main_s.N, main_s.K, 1ULL << 40, err, sizeof err) == 0) {
@@ -1457,8 +1505,8 @@ int main(int argc, char **argv)
                     (long long)main_s.N, (long long)main_s.K);
         return report_finish();
     }
-    CUDA_CHECK(cudaMalloc(&b.d_A, (size_t)maxA * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&b.d_B, (size_t)maxB * sizeof(float)));
+    b.d_A = (float *)guarded_malloc((size_t)maxA * sizeof(float));   /* inputs: NaN after them */
+    b.d_B = (float *)guarded_malloc((size_t)maxB * sizeof(float));
     b.d_C = (float *)guarded_malloc((size_t)maxC * sizeof(float));   /* the output: guard after it */
     CUDA_CHECK(cudaMalloc(&b.d_C0, (size_t)maxC * sizeof(float)));
     CUBLAS_CHECK(cublasCreate(&b.h_fp32));
@@ -1473,12 +1521,29 @@ int main(int argc, char **argv)
                 "sqrt(K)*2^-8, rel = 2^-8", mm_tol_fp32(main_s.K), main_s.K);
 
     /* 1. Every wanted variant, cuBLAS included, against the CPU at small
-     * shapes that are not multiples of any tile (and a few that are). */
-    for (int i = 0; i < n_cpu; i++) check_shape(&cpu_shapes[i], 1, wanted, ok, &b);
+     * shapes that are not multiples of any tile (and a few that are), then
+     * each at its own tile shape (the variants that share one, together;
+     * none again at a shape already checked). */
+    for (int i = 0; i < n_cpu; i++) check_shape(&fixed[i], 1, wanted, ok, &b);
+    for (int v = 0; v < N_VARIANTS; v++) {
+        const shape ts = tile_shape(&variants[v]);
+        int seen = 0, these[N_VARIANTS];
+        for (int i = 0; i < n_cpu; i++) seen |= same_shape(&fixed[i], &ts);
+        for (int u = 0; u < v; u++) {
+            const shape tu = tile_shape(&variants[u]);
+            seen |= wanted[u] && same_shape(&tu, &ts);
+        }
+        if (!wanted[v] || seen) continue;
+        for (int u = 0; u < N_VARIANTS; u++) {
+            const shape tu = tile_shape(&variants[u]);
+            these[u] = wanted[u] && same_shape(&tu, &ts);
+        }
+        check_shape(&ts, 1, these, ok, &b);
+    }
     /* 2. Large shapes against cuBLAS pedantic, once it has passed the CPU. */
     int main_is_cpu_checked = 0;
     for (int i = 0; i < n_cpu; i++)
-        if (!memcmp(&cpu_shapes[i], &main_s, sizeof main_s)) main_is_cpu_checked = 1;
+        if (same_shape(&fixed[i], &main_s)) main_is_cpu_checked = 1;
     if (!ok[0]) {
         report_fail("cublas (the reference) failed its CPU checks: large shapes not checked");
         for (int v = 0; v < N_VARIANTS; v++) ok[v] = 0;
@@ -1490,11 +1555,10 @@ int main(int argc, char **argv)
     /* 3. The CPU baseline, timed once at the largest CPU-checked shape. */
     result_rec r;
     if (opts_variant_runs_cpu(opt_variant)) {
-        const shape *s = &cpu_shapes[0];
+        const shape *s = &fixed[0];
         for (int i = 1; i < n_cpu; i++)
-            if ((double)cpu_shapes[i].M * cpu_shapes[i].N * cpu_shapes[i].K >
-                (double)s->M * s->N * s->K)
-                s = &cpu_shapes[i];
+            if ((double)fixed[i].M * fixed[i].N * fixed[i].K > (double)s->M * s->N * s->K)
+                s = &fixed[i];
         /* the output's pages are touched first: the loop is timed, not page faults */
         host_prefault(b.h_ref, (size_t)s->M * s->N * sizeof(double));
         double t0 = host_seconds();
@@ -1558,8 +1622,8 @@ int main(int argc, char **argv)
 
     CUBLAS_CHECK(cublasDestroy(b.h_fp32));
     CUBLAS_CHECK(cublasDestroy(b.h_tf32));
-    CUDA_CHECK(cudaFree(b.d_A));
-    CUDA_CHECK(cudaFree(b.d_B));
+    guarded_free(b.d_A);
+    guarded_free(b.d_B);
     guarded_free(b.d_C);
     CUDA_CHECK(cudaFree(b.d_C0));
     free(b.h_A);

@@ -91,3 +91,14 @@ int hist_carveout_percent(size_t smem_per_block, size_t reserved_per_block, unsi
     unsigned long long pct = (need * 100 + smem_per_sm - 1) / smem_per_sm;
     return pct > 100 ? 100 : (int)pct;
 }
+
+unsigned hist_waves_grid(int sm_count)
+{
+    const unsigned sms = sm_count > 0 ? (unsigned)sm_count : 1u;
+    return sms + sms / 4 + 1;
+}
+
+size_t hist_waves_n(int sm_count, unsigned block)
+{
+    return (size_t)hist_waves_grid(sm_count) * block * 16 + 5;
+}

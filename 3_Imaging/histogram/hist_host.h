@@ -66,6 +66,19 @@ unsigned long long hist_block_bytes_max(size_t n, unsigned long long grid, unsig
 int hist_carveout_percent(size_t smem_per_block, size_t reserved_per_block, unsigned blocks,
                           size_t smem_per_sm);
 
+/* The waves check's grid (histogram.cu, check_variant): with one block per
+ * SM (each block given all the shared memory a block may have), the SMs
+ * plus a quarter as many blocks (at least one more than the SMs), so that
+ * the last quarter can only start on an SM where an earlier block of the
+ * same launch finished. */
+unsigned hist_waves_grid(int sm_count);
+
+/* The bytes the waves check counts on that grid, with blocks of `block`
+ * threads: one 16-byte vector for every thread of the grid (so every
+ * block, the first wave's included, counts block x 16 bytes), and 5 more
+ * for a tail. */
+size_t hist_waves_n(int sm_count, unsigned block);
+
 #ifdef __cplusplus
 }
 #endif

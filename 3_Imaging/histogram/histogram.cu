@@ -471,8 +471,8 @@ hist_privatized(const unsigned char *__restrict__ data, size_t n, u64 *__restric
  *       (one or two per thread): a load that misses takes L1 lines until its
  *       data arrives, so the L1 may be what caps the bytes in flight, and
  *       by Little's law the rate (28 KiB on each of 132 SMs is 3.8 MB: at
- *       4.36 TB/s that is 0.87 us of latency, about what a read from HBM
- *       under load takes). Here the kernel asks for the shared
+ *       the first run's 4.36 TB/s that is 0.87 us of latency, about what a
+ *       read from HBM under load takes). Here the kernel asks for the shared
  *       memory its two blocks need (hist_carveout_percent: 30%, which the
  *       H200 rounds up to 100 KiB) and keeps 156 KiB of L1.
  *   fast_r32_nozero  + no memset before the kernel. Block 0 zeroes the
@@ -499,6 +499,12 @@ hist_privatized(const unsigned char *__restrict__ data, size_t n, u64 *__restric
  *       price: each vector crosses shared memory twice more (the copy's
  *       write and one LDS.128), 8 more shared-memory passes per warp to the
  *       16 of its atomics, and 71 instructions per vector instead of 60.
+ *
+ * What the H200 run showed (the README's "Step 5" has the figures): the
+ * merge, the carveout and the memset each paid off as predicted (the
+ * carveout at the low end of its range), and fast_r32_nozero is the fastest
+ * variant; the L2 prefetch made the stream slower, not faster, and the
+ * cp.async ring gained nothing and varied most from run to run.
  *
  * Each thread only ever reads its own ring slots, after its own
  * cp.async.wait_group: no barrier is needed for them. A slot is refilled
@@ -639,6 +645,8 @@ typedef struct {
     int sm_count;
     int smem_per_sm, smem_reserved, blocks_per_sm;   /* hist_lanes FIT: the carveout's inputs */
     unsigned force_grid, force_block;   /* a checked launch's own grid and block; 0 = the launcher's */
+    int one_per_sm;              /* the waves check: so much shared memory that one block fills an SM */
+    int smem_optin;              /* the most shared memory one block may have (static + dynamic) */
     unsigned *zeroed;            /* hist_lanes NOZERO: the flag block 0 sets once the output is zero */
 } hist_ctx;
 
@@ -647,6 +655,23 @@ typedef struct {
 static void zero_output(const hist_ctx *x, int bins, cudaStream_t s)
 {
     CUDA_CHECK(cudaMemsetAsync(x->hist, 0, (size_t)bins * sizeof(u64), s));
+}
+
+/* The waves check (check_variant): dynamic shared memory for one launch of
+ * `kernel` that leaves no room for a second block on an SM: the most a
+ * block may have (smem_optin, 227 KiB on an H200) less the kernel's static
+ * shared memory, and never less than the `need` of the kernel itself. The
+ * kernel uses its first `need` bytes as always; the rest only keeps other
+ * blocks off the SM. Raises the kernel's dynamic shared-memory limit to it. */
+template <typename K>
+static size_t one_per_sm_smem(K kernel, const hist_ctx *x, size_t need)
+{
+    cudaFuncAttributes fa;
+    CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
+    size_t dyn = (size_t)x->smem_optin > fa.sharedSizeBytes ? (size_t)x->smem_optin - fa.sharedSizeBytes : 0;
+    if (dyn < need) dyn = need;
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
+    return dyn;
 }
 
 /* Blocks of `kernel` that fit on the whole GPU at once, asked once per kernel. */
@@ -682,8 +707,9 @@ static void run_shared_private(void *p, cudaStream_t s)
     const unsigned block = x->force_block ? x->force_block : PRIV_THREADS;
     const unsigned long long grid =
         x->force_grid ? x->force_grid : hist_grid_blocks(x->n, 1, block, max_blocks);
+    const size_t smem = x->one_per_sm ? one_per_sm_smem(hist_shared_private<BINS>, x, 0) : 0;
     zero_output(x, BINS, s);
-    hist_shared_private<BINS><<<(unsigned)grid, block, 0, s>>>(x->data, x->n, x->hist);
+    hist_shared_private<BINS><<<(unsigned)grid, block, smem, s>>>(x->data, x->n, x->hist);
     CHECK_LAUNCH();
 }
 
@@ -710,7 +736,8 @@ static void run_privatized(void *p, cudaStream_t s)
     const unsigned long long max_blocks =
         resident_blocks(kernel, PRIV_THREADS, smem_full, x->sm_count, &per_sm);
     const unsigned block = x->force_block ? x->force_block : PRIV_THREADS;
-    const size_t smem = hist_smem_words(LAYOUT, BINS, GROUPS, PACK16, block / 32) * sizeof(unsigned);
+    size_t smem = hist_smem_words(LAYOUT, BINS, GROUPS, PACK16, block / 32) * sizeof(unsigned);
+    if (x->one_per_sm) smem = one_per_sm_smem(kernel, x, smem);
     const unsigned long long grid =
         x->force_grid ? x->force_grid : hist_grid_blocks(x->n, 16, block, max_blocks);
     zero_output(x, BINS, s);
@@ -757,7 +784,9 @@ static void run_lanes(void *p, cudaStream_t s)
                     BINS, FETCH == FETCH_REG ? "reg" : FETCH == FETCH_L2 ? "l2" : "async", NOZERO,
                     per_sm, smem_full, carveout, FIT ? " (fit to need)" : " (all)");
     const unsigned block = x->force_block ? x->force_block : PRIV_THREADS;
-    const size_t smem = hist_lanes_smem_bytes(BINS, block, stages);
+    size_t smem = hist_lanes_smem_bytes(BINS, block, stages);
+    /* (never with NOZERO: its cooperative launch needs every block resident) */
+    if (x->one_per_sm && !NOZERO) smem = one_per_sm_smem(kernel, x, smem);
     const unsigned long long grid =
         x->force_grid ? x->force_grid : hist_grid_blocks(x->n, 16, block, max_blocks);
     if (!NOZERO) {
@@ -827,36 +856,37 @@ typedef struct {
     int is_reference;   /* cub: timed first, every pct_ref is against it */
     int grid_stride;    /* takes a forced grid: the small-grid check applies */
     int pack16;         /* 16-bit counters: the overflow check applies */
+    int waves;          /* may have more blocks than fit at once: the waves check applies */
     size_t max_n;       /* checked and timed on min(n, max_n) bytes; 0 = n */
     int block;          /* threads per block, for the RESULT line (0: the library's) */
     const char *what;
 } variant;
 
 static const variant variants[] = {
-    {"cub", BY_BINS(run_cub), 1, 0, 0, 0, 0, "cub::DeviceHistogram::HistogramEven (reference)"},
-    {"global_atomics", BY_BINS(run_global_atomics), 0, 0, 0, GA_MAX_N, ATOMIC_THREADS,
+    {"cub", BY_BINS(run_cub), 1, 0, 0, 0, 0, 0, "cub::DeviceHistogram::HistogramEven (reference)"},
+    {"global_atomics", BY_BINS(run_global_atomics), 0, 0, 0, 0, GA_MAX_N, ATOMIC_THREADS,
      "one global atomicAdd per byte (at most 2^24 bytes)"},
-    {"shared_private", BY_BINS(run_shared_private), 0, 1, 0, 0, PRIV_THREADS,
+    {"shared_private", BY_BINS(run_shared_private), 0, 1, 0, 1, 0, PRIV_THREADS,
      "per-block shared-memory bins, 1-byte loads"},
-    {"shared_private_vec16", BY_BINS(run_privatized, HIST_PER_BLOCK, 1, 0), 0, 1, 0, 0,
+    {"shared_private_vec16", BY_BINS(run_privatized, HIST_PER_BLOCK, 1, 0), 0, 1, 0, 1, 0,
      PRIV_THREADS, "per-block shared-memory bins, 16-byte loads"},
-    {"warp_private", BY_BINS(run_privatized, HIST_PER_WARP, 1, 0), 0, 1, 0, 0, PRIV_THREADS,
+    {"warp_private", BY_BINS(run_privatized, HIST_PER_WARP, 1, 0), 0, 1, 0, 1, 0, PRIV_THREADS,
      "one copy of the bins per warp"},
-    {"fast_r32", BY_BINS(run_privatized, HIST_PER_LANE, 1, 0), 0, 1, 0, 0, PRIV_THREADS,
+    {"fast_r32", BY_BINS(run_privatized, HIST_PER_LANE, 1, 0), 0, 1, 0, 1, 0, PRIV_THREADS,
      "32 copies, lane L in bank L, 32-bit counters"},
-    {"fast_r64", BY_BINS(run_privatized, HIST_PER_LANE, 2, 0), 0, 1, 0, 0, PRIV_THREADS,
+    {"fast_r64", BY_BINS(run_privatized, HIST_PER_LANE, 2, 0), 0, 1, 0, 1, 0, PRIV_THREADS,
      "64 copies (2 warp groups), 32-bit counters"},
-    {"fast_r128p", BY_BINS(run_privatized, HIST_PER_LANE, 4, 1), 0, 1, 1, 0, PRIV_THREADS,
+    {"fast_r128p", BY_BINS(run_privatized, HIST_PER_LANE, 4, 1), 0, 1, 1, 1, 0, PRIV_THREADS,
      "128 copies (4 warp groups), packed 16-bit counters"},
-    {"fast_r32_bmerge", BY_BINS(run_lanes, FETCH_REG, 0, 0), 0, 1, 0, 0, PRIV_THREADS,
+    {"fast_r32_bmerge", BY_BINS(run_lanes, FETCH_REG, 0, 0), 0, 1, 0, 1, 0, PRIV_THREADS,
      "fast_r32, merged through a shared row (coalesced atomics)"},
-    {"fast_r32_l1", BY_BINS(run_lanes, FETCH_REG, 0, 1), 0, 1, 0, 0, PRIV_THREADS,
+    {"fast_r32_l1", BY_BINS(run_lanes, FETCH_REG, 0, 1), 0, 1, 0, 1, 0, PRIV_THREADS,
      "fast_r32_bmerge, carveout sized to need: L1 stays large"},
-    {"fast_r32_nozero", BY_BINS(run_lanes, FETCH_REG, 1, 1), 0, 1, 0, 0, PRIV_THREADS,
+    {"fast_r32_nozero", BY_BINS(run_lanes, FETCH_REG, 1, 1), 0, 1, 0, 0, 0, PRIV_THREADS,
      "fast_r32_l1, output zeroed by block 0 (no memset)"},
-    {"fast_r32_l2pf", BY_BINS(run_lanes, FETCH_L2, 1, 1), 0, 1, 0, 0, PRIV_THREADS,
+    {"fast_r32_l2pf", BY_BINS(run_lanes, FETCH_L2, 1, 1), 0, 1, 0, 0, 0, PRIV_THREADS,
      "fast_r32_nozero + L2 prefetch 4 vectors ahead"},
-    {"fast_r32_async", BY_BINS(run_lanes, FETCH_ASYNC, 1, 1), 0, 1, 0, 0, PRIV_THREADS,
+    {"fast_r32_async", BY_BINS(run_lanes, FETCH_ASYNC, 1, 1), 0, 1, 0, 0, 0, PRIV_THREADS,
      "fast_r32_nozero, cp.async into a 4-slot ring"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
@@ -900,7 +930,9 @@ static void build_help_from_table(void)
     snprintf(help_notes + h, sizeof help_notes - h,
              "Every variant is checked exactly against the CPU before it is timed, at n = 1 3 15 "
              "16 17 1000 4097 2^20+5\n(those below --n), at input offsets 1..15, at --n, on a "
-             "grid of 3 x 64 threads, and\n(packed counters) for 16-bit overflow.\n"
+             "grid of 3 x 64 threads, on a\ngrid of more blocks than fit at once (one block per "
+             "SM: later blocks start where others\nfinished), and (packed counters) for 16-bit "
+             "overflow.\n"
              "--quick: n = 2^16+5, every input and both bin counts (unless --input/--bins say "
              "otherwise).");
 }
@@ -918,7 +950,7 @@ static int selected(const variant *v)
  * write past the last bin fails check_guard. */
 static int check_at(const variant *v, const hist_case *c, const hist_ctx *ctx, size_t size,
                     size_t offset, const unsigned char *h_data, const u64 *full_ref,
-                    size_t full_n, unsigned force_grid, unsigned force_block)
+                    size_t full_n, unsigned force_grid, unsigned force_block, int one_per_sm)
 {
     const int bins = c->bins;
     u64 ref[256], got[256];
@@ -933,6 +965,7 @@ static int check_at(const variant *v, const hist_case *c, const hist_ctx *ctx, s
     x.n = size;
     x.force_grid = force_grid;
     x.force_block = force_block;
+    x.one_per_sm = one_per_sm;
     const int into32 = v->is_reference && size <= HIST_CUB_ONE_CALL;
     poison_guarded(x.hist, bins * sizeof(u64));
     poison_guarded(x.hist32, bins * sizeof(unsigned));
@@ -946,8 +979,10 @@ static int check_at(const variant *v, const hist_case *c, const hist_ctx *ctx, s
         CUDA_CHECK(cudaMemcpy(got, x.hist, bins * sizeof(u64), cudaMemcpyDeviceToHost));
     }
     char what[160];
-    char launch[48] = "";
-    if (force_grid) snprintf(launch, sizeof launch, ", %u x %u threads", force_grid, force_block);
+    char launch[64] = "";
+    if (force_grid)
+        snprintf(launch, sizeof launch, ", %u x %u threads%s", force_grid, force_block,
+                 one_per_sm ? ", one block per SM" : "");
     snprintf(what, sizeof what, "%s(%s, %d bins, n=%zu, offset %zu%s) bin", v->name,
              hist_input_name(c->kind), bins, size, offset, launch);
     size_t bad = check_exact_i64(what, (const long long *)got, (const long long *)ref, bins);
@@ -956,6 +991,14 @@ static int check_at(const variant *v, const hist_case *c, const hist_ctx *ctx, s
     return bad == 0;
 }
 
+/* The waves check's launch: blocks of WAVES_BLOCK threads, each given all
+ * the shared memory a block may have, so one block fills an SM; a grid of
+ * the SMs and a quarter more (hist_waves_grid), so a quarter of the blocks
+ * start on an SM where a block of the same launch has just finished; and
+ * hist_waves_n bytes, so every block counts 64 vectors (1 KiB), and the 5
+ * bytes of the tail are counted too. */
+#define WAVES_BLOCK 64u
+
 /* Every check of variant v for this case:
  *  - the plan of hist_check_plan (on at most v->max_n bytes), launched as
  *    in the timing: at these sizes every thread does one round or none;
@@ -963,22 +1006,35 @@ static int check_at(const variant *v, const hist_case *c, const hist_ctx *ctx, s
  *    min(n, 2^20+5) bytes at offset 3: 20 or more rounds per thread, and
  *    not the same number for every thread (a wrong stride, a prefetch of
  *    the wrong vector, or PACK16's block-wide round count shows here);
+ *  - `waves` (the first input of each bin count): a grid with more blocks
+ *    than fit at once. Shared memory is not cleared between the blocks of
+ *    a launch by anything CUDA promises: a block that starts where another
+ *    finished may find its counts. Every check above launches no more
+ *    blocks than fit at once, and on the H200 every block of them found its
+ *    shared memory zero (a kernel that forgot to zero its copies passed
+ *    them all, run of 2026-11-30); here the later blocks start on memory a
+ *    block of the same launch has just counted into, so a copy that is not
+ *    zeroed adds those counts again. Not for the NOZERO variants: their
+ *    cooperative launch must have every block resident;
  *  - packed counters on degenerate bytes: the one-warp overflow check
  *    (HIST_STRESS_N, hist_common.h). */
 static int check_variant(const variant *v, const hist_case *c, const hist_ctx *ctx, size_t n,
-                         const unsigned char *h_data, const u64 *full_ref)
+                         const unsigned char *h_data, const u64 *full_ref, int waves)
 {
     const size_t nv = v->max_n && n > v->max_n ? v->max_n : n;
     hist_check plan[HIST_MAX_CHECKS];
     const int np = hist_check_plan(nv, plan);
     int ok = 1;
     for (int k = 0; k < np; k++)
-        ok &= check_at(v, c, ctx, plan[k].n, plan[k].offset, h_data, full_ref, n, 0, 0);
+        ok &= check_at(v, c, ctx, plan[k].n, plan[k].offset, h_data, full_ref, n, 0, 0, 0);
     if (v->grid_stride)
         ok &= check_at(v, c, ctx, nv < SMALL_GRID_N ? nv : SMALL_GRID_N, 3, h_data, full_ref, n,
-                       3, 64);
+                       3, 64, 0);
+    if (v->waves && waves)
+        ok &= check_at(v, c, ctx, hist_waves_n(ctx->sm_count, WAVES_BLOCK), 0, h_data, full_ref,
+                       n, hist_waves_grid(ctx->sm_count), WAVES_BLOCK, 1);
     if (v->pack16 && c->kind == HIST_DEGENERATE)
-        ok &= check_at(v, c, ctx, STRESS_N, 0, h_data, full_ref, n, 1, 32);
+        ok &= check_at(v, c, ctx, STRESS_N, 0, h_data, full_ref, n, 1, 32, 0);
     return ok;
 }
 
@@ -1015,6 +1071,10 @@ int main(int argc, char **argv)
     report_init("histogram", o.json);
     device_info dev;
     device_setup_or_exit("histogram", o.device, o.json, &dev);
+    /* The waves check counts hist_waves_n bytes (about 1.3 KiB per SM): more
+     * than the buffer only on a GPU of over a thousand SMs. */
+    const size_t wn = hist_waves_n(dev.sm_count, WAVES_BLOCK);
+    if (wn + 16 > alloc) alloc = (wn + 16 + 7) & ~(size_t)7;
 
     /* CUB's temporary storage: the most any checked or timed call needs. */
     size_t cub_bytes = 0;
@@ -1062,6 +1122,8 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaDeviceGetAttribute(&ctx.smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock,
                                           dev.id));
         CUDA_CHECK(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev.id));
+        CUDA_CHECK(cudaDeviceGetAttribute(&ctx.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                          dev.id));
         ctx.blocks_per_sm = threads_per_sm / PRIV_THREADS > 0 ? threads_per_sm / PRIV_THREADS : 1;
     }
     CUDA_CHECK(cudaMalloc(&ctx.zeroed, sizeof(unsigned)));   /* 0: no launch has set it yet */
@@ -1098,8 +1160,10 @@ int main(int argc, char **argv)
 
         int ok[N_VARIANTS];
         for (int v = 0; v < N_VARIANTS; v++)
-            ok[v] = selected(&variants[v]) ? check_variant(&variants[v], c, &ctx, n, h_data, full_ref)
-                                           : 0;
+            ok[v] = selected(&variants[v])
+                        ? check_variant(&variants[v], c, &ctx, n, h_data, full_ref,
+                                        ci == 0 || c->bins != cases[ci - 1].bins)
+                        : 0;
 
         result_rec r;
         if (opts_variant_runs_cpu(opt_variant)) {

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rng.h"
 
@@ -33,6 +34,42 @@ void chain_cpu(uint32_t *x, size_t n, const uint32_t *a, const uint32_t *b, int 
     /* Step by step over the whole array, the order the GPU runs it in. */
     for (int k = 0; k < steps; k++)
         for (size_t i = 0; i < n; i++) x[i] = x[i] * a[k] + b[k];
+}
+
+void chain_store_cpu(uint32_t *y, size_t n, const uint32_t *a, const uint32_t *b, int steps)
+{
+    for (int k = 0; k < steps; k++)
+        for (size_t i = 0; i < n; i++) y[(size_t)k * n + i] = a[k] * (uint32_t)i + b[k];
+}
+
+const char *chain_kind_name(int kind)
+{
+    return kind == CHAIN_DATA ? "data" : kind == CHAIN_STORE ? "store" : NULL;
+}
+
+int chain_kinds(const char *arg, int kinds[2])
+{
+    if (!arg) return -1;
+    if (strcmp(arg, "both") == 0) {
+        kinds[0] = CHAIN_DATA;
+        kinds[1] = CHAIN_STORE;
+        return 2;
+    }
+    for (int k = CHAIN_DATA; k <= CHAIN_STORE; k++)
+        if (strcmp(arg, chain_kind_name(k)) == 0) {
+            kinds[0] = k;
+            return 1;
+        }
+    return -1;
+}
+
+size_t chain_array_elems(int kind, int max_kernels, size_t n, size_t max_elems)
+{
+    if (kind != CHAIN_STORE) return n <= max_elems ? n : 0;
+    if (max_kernels < 0 || n == 0) return 0;
+    const size_t rows = (size_t)max_kernels + 1;
+    if (n > max_elems / rows) return 0;
+    return rows * n;
 }
 
 static long long index_of(const void *const *nodes, size_t n, const void *h)

@@ -23,6 +23,7 @@
  * Run:    bin/missingThreadfence_buggy                      stress: 100000 launches
  *         bin/missingThreadfence_buggy --launches=1000000   longer
  *         bin/missingThreadfence_buggy --quick              4 launches, one block per SM (sanitizer runs)
+ *         bin/missingThreadfence_buggy --blocks=8192        a grid of several waves (8 blocks per SM fit)
  *         bin/missingThreadfence_fixed                      PASS
  * Walkthrough: README.md.
  */
@@ -95,10 +96,17 @@ __global__ void __launch_bounds__(BLOCK) sum_single_pass(const int *in, int n, l
 /* ---- options ----------------------------------------------------------- */
 
 static long long opt_launches = 100000;
+static long long opt_blocks = 0;
+
+/* At most this many blocks per launch: the input (5 x blocks x BLOCK ints)
+ * and its prefix sums stay under 100 MB of host memory. */
+#define MAX_BLOCKS 8192
 
 static const opt_spec case_opts[] = {
     OPT_INT_SPEC("launches", "N", "back-to-back launches, each result checked (--quick: 4, one block per SM)",
                  &opt_launches, 1, 10000000),
+    OPT_INT_SPEC("blocks", "N", "blocks per launch (0: fill the GPU once; --quick: one per SM)",
+                 &opt_blocks, 0, MAX_BLOCKS),
     CASE_NO_CHECK_OPT,
 };
 
@@ -107,8 +115,10 @@ static const opts_config cfg = {
     case_opts, (int)(sizeof case_opts / sizeof case_opts[0]),
     "A stress run: N launches of seeded sizes and offsets on one stream, every result\n"
     "checked exactly. The grid fills the GPU once (all blocks resident), so blocks\n"
-    "finish close together. The buggy form has no __threadfence; the program prints\n"
-    "how many launches came out wrong (0 proves nothing: the race may not show).",
+    "finish close together; --blocks=N launches N blocks instead (several waves when\n"
+    "N is more than the GPU holds at once). The buggy form has no __threadfence; the\n"
+    "program prints how many launches came out wrong (0 proves nothing: the race may\n"
+    "not show).",
     0};
 
 /* ---- main -------------------------------------------------------------- */
@@ -126,8 +136,11 @@ int main(int argc, char **argv)
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_single_pass, BLOCK, 0));
     /* The stress run fills the GPU exactly once; --quick (sanitizer runs,
-     * which are slow per block) uses one block per SM. */
-    const int grid = dev.sm_count * (o.quick ? 1 : per_sm);
+     * which are slow per block) uses one block per SM. --blocks=N sets the
+     * grid: more blocks than the GPU holds at once run in waves, and more
+     * than BLOCK make the last block's loop over the partials go round
+     * more than once (the mutants use that). */
+    const int grid = opt_blocks > 0 ? (int)opt_blocks : dev.sm_count * (o.quick ? 1 : per_sm);
     /* Sizes from 1 to 4 elements per thread of the grid, and offsets up to
      * one grid's worth into a shared input: every block's share, and so
      * every partial, differs from one launch to the next. */
@@ -165,8 +178,13 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMemset(d_retired, 0, sizeof(unsigned int)));
     poison_guarded(d_res, (size_t)launches * sizeof(long long));
 
-    report_note("%d launches of %d blocks x %d threads (%d per SM), n from 1 to %d at offsets 0..%d",
-                launches, grid, BLOCK, grid / dev.sm_count, max_n, max_off);
+    if (opt_blocks > 0)
+        report_note("%d launches of %d blocks x %d threads (--blocks; %d fit at once), n from 1 to "
+                    "%d at offsets 0..%d", launches, grid, BLOCK, per_sm * dev.sm_count, max_n,
+                    max_off);
+    else
+        report_note("%d launches of %d blocks x %d threads (%d per SM), n from 1 to %d at offsets "
+                    "0..%d", launches, grid, BLOCK, grid / dev.sm_count, max_n, max_off);
     cudaEvent_t t0, t1;
     CUDA_CHECK(cudaEventCreate(&t0));
     CUDA_CHECK(cudaEventCreate(&t1));

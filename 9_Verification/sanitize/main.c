@@ -41,6 +41,25 @@
 #define MAX_FILTERS 64
 #define MAX_WORKERS 64
 
+/* How compute-sanitizer finds the program it launched: the injected program
+ * binds the first free abstract Unix socket "agora_socket_<port>" of the
+ * range [--port, --port + --max-connections) (default 49152, 10), and the
+ * tool scans that range for the socket whose process has the pid of its
+ * child. Abstract sockets belong to the network namespace, pids to the PID
+ * namespace: runs in PID namespaces of their own (--contain=pidns) have
+ * targets with the same pids, so two runs at once in one range can take each
+ * other's target (what the first --jobs=2 run on the H200 fits: "Target
+ * application terminated before first instrumented API call", exit 255, and
+ * runs that waited until their timeout, in runs started together). So each
+ * worker gets a range of its own, after the default
+ * one (which a compute-sanitizer started by hand on the machine uses): worker
+ * w scans [SANITIZER_PORT_BASE + w * SANITIZER_PORTS, ... + SANITIZER_PORTS),
+ * and runs one program at a time. (tests/fake_rendezvous.py plays it.) */
+#define SANITIZER_PORT_BASE 49162
+#define SANITIZER_PORTS 10
+_Static_assert(SANITIZER_PORT_BASE + MAX_WORKERS * SANITIZER_PORTS <= 65536,
+               "every worker's port range must be a valid port range");
+
 typedef struct {
     const char *root;
     const char *out;
@@ -497,13 +516,17 @@ static void safe_name(const char *in, char *out, size_t len)
 
 /* Build the compute-sanitizer command line for one job. */
 static int build_argv(const char *sanitizer, int tool, const char *xml, const sz_run_spec *r,
-                      const char *root_abs, char **argv, int max, char *err, size_t errlen)
+                      const char *root_abs, int worker, char **argv, int max, char *err,
+                      size_t errlen)
 {
     int n = 0;
-    char code[16];
+    char code[16], port[16], ports[16];
     snprintf(code, sizeof code, "%d", SZ_ERROR_EXITCODE);
+    snprintf(port, sizeof port, "%d", SANITIZER_PORT_BASE + worker * SANITIZER_PORTS);
+    snprintf(ports, sizeof ports, "%d", SANITIZER_PORTS);
     const char *fixed[] = {sanitizer, "--tool", sz_tool_name(tool), "--error-exitcode", code,
-                           "--print-limit", "0", "--xml", "--save", xml};
+                           "--print-limit", "0", "--xml", "--save", xml,
+                           "--port", port, "--max-connections", ports};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) argv[n++] = strdup(fixed[i]);
     if (tool == SZ_MEMCHECK) {
         argv[n++] = strdup("--leak-check");
@@ -985,7 +1008,7 @@ int main(int argc, char **argv)
                 slots[w].argv = calloc(160, sizeof(char *));
                 slots[w].argc = slots[w].argv && slots[w].log_fd >= 0
                                     ? build_argv(sanitizer, r->tool, r->xml_path, &runs.runs[job_run[j]],
-                                                 root_abs, slots[w].argv, 160, msg, sizeof msg)
+                                                 root_abs, w, slots[w].argv, 160, msg, sizeof msg)
                                     : -1;
                 if (slots[w].log_fd < 0) snprintf(msg, sizeof msg, "cannot create its log: %s",
                                                   strerror(errno));

@@ -246,6 +246,30 @@ static void shared_memory_per_layout(void **state)
 /* The carveout asked for: enough for the blocks (the percentage of the
  * SM's shared memory never falls short of what they need), no more than one
  * percent over, at most 100. H200: 228 KiB of shared memory per SM. */
+/* The waves grid: more blocks than SMs (so, at one block per SM, some start
+ * where another finished), about a quarter more; and every block of it,
+ * the last included, gets at least one whole vector of the n bytes, so the
+ * blocks of the first wave all leave counts behind. */
+static void waves_grid_has_a_second_wave_and_every_block_counts(void **state)
+{
+    (void)state;
+    assert_int_equal(hist_waves_grid(132), 166);   /* H200 */
+    assert_int_equal(hist_waves_grid(1), 2);
+    assert_int_equal(hist_waves_grid(0), 2);        /* nonsense in, still a second wave */
+    for (int sms = 1; sms <= 2048; sms++) {
+        const unsigned g = hist_waves_grid(sms);
+        assert_true(g > (unsigned)sms);
+        assert_true(g <= (unsigned)sms + (unsigned)sms / 4 + 1);
+        for (unsigned block = 32; block <= 1024; block *= 2) {
+            const size_t n = hist_waves_n(sms, block);
+            /* nv whole vectors after a head of at most 15 bytes */
+            const size_t nv = (n - 15) / 16;
+            assert_true(nv > (size_t)(g - 1) * block);   /* the last block's thread 0 has one */
+            assert_true(n % 16 != 0);                      /* and a tail */
+        }
+    }
+}
+
 static void carveout_fits_the_blocks_and_no_more(void **state)
 {
     (void)state;
@@ -283,6 +307,7 @@ int main(void)
         cmocka_unit_test(grid_fills_the_gpu_and_bounds_each_block),
         cmocka_unit_test(flush_interval_is_tight_and_the_stress_size_overflows),
         cmocka_unit_test(shared_memory_per_layout),
+        cmocka_unit_test(waves_grid_has_a_second_wave_and_every_block_counts),
         cmocka_unit_test(carveout_fits_the_blocks_and_no_more),
     };
     return cmocka_run_group_tests_name("hist_host", tests, NULL, NULL);

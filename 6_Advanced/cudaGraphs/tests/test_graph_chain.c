@@ -172,6 +172,61 @@ static void sweep_and_breakeven(void **state)
     assert_int_equal(graph_breakeven_replays(1.0, 0.04, 0.05), -1);
 }
 
+/* The store chain: row k is a_k * i + b_k, wrapping; no step touches
+ * another's row. */
+static void store_chain_known_answer(void **state)
+{
+    (void)state;
+    uint32_t y[2 * 3 + 1];
+    const uint32_t a[2] = {3, 0x80000001u}, b[2] = {1, 7};
+    y[6] = 0xDEADBEEFu;
+    chain_store_cpu(y, 3, a, b, 2);
+    assert_true(y[0] == 1 && y[1] == 4 && y[2] == 7);                         /* 3 i + 1 */
+    assert_true(y[3] == 7 && y[4] == 0x80000008u && y[5] == 9);                /* wraps mod 2^32 */
+    assert_true(y[6] == 0xDEADBEEFu);                                          /* nothing past the rows */
+    /* With the seeded parameters, every row differs from every other row in
+     * nearly every element: a kernel that writes the wrong row, or with
+     * another step's parameters, shows. */
+    enum { N = 64, STEPS = 20 };
+    uint32_t pa[STEPS], pb[STEPS], rows[STEPS * N];
+    chain_params(2026, CHAIN_SET_FIRST, STEPS, pa, pb);
+    chain_store_cpu(rows, N, pa, pb, STEPS);
+    for (int k = 0; k < STEPS; k++)
+        for (int j = 0; j < k; j++) {
+            int same = 0;
+            for (int i = 0; i < N; i++) same += rows[k * N + i] == rows[j * N + i];
+            assert_true(same <= 1);
+        }
+}
+
+static void chain_kinds_and_sizes(void **state)
+{
+    (void)state;
+    int k[2] = {-1, -1};
+    assert_int_equal(chain_kinds("both", k), 2);
+    assert_true(k[0] == CHAIN_DATA && k[1] == CHAIN_STORE);
+    assert_int_equal(chain_kinds("data", k), 1);
+    assert_int_equal(k[0], CHAIN_DATA);
+    assert_int_equal(chain_kinds("store", k), 1);
+    assert_int_equal(k[0], CHAIN_STORE);
+    assert_int_equal(chain_kinds("Data", k), -1);
+    assert_int_equal(chain_kinds("", k), -1);
+    assert_int_equal(chain_kinds("all", k), -1);
+    assert_int_equal(chain_kinds(NULL, k), -1);
+    assert_string_equal(chain_kind_name(CHAIN_DATA), "data");
+    assert_string_equal(chain_kind_name(CHAIN_STORE), "store");
+    assert_null(chain_kind_name(2));
+
+    /* data: the array; store: a row per kernel, one more for the refused update */
+    assert_int_equal(chain_array_elems(CHAIN_DATA, 1000, 1000, 1u << 28), 1000);
+    assert_int_equal(chain_array_elems(CHAIN_STORE, 1000, 1000, 1u << 28), 1001000);
+    assert_int_equal(chain_array_elems(CHAIN_STORE, 1, 7, 14), 14);
+    assert_int_equal(chain_array_elems(CHAIN_STORE, 1, 7, 13), 0);          /* over the limit */
+    assert_int_equal(chain_array_elems(CHAIN_DATA, 1, 15, 14), 0);
+    assert_int_equal(chain_array_elems(CHAIN_STORE, 10000, (size_t)1 << 24, 1u << 28), 0);
+    assert_int_equal(chain_array_elems(CHAIN_STORE, 10, SIZE_MAX / 4, SIZE_MAX), 0);   /* overflow */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +236,8 @@ int main(void)
         cmocka_unit_test(shape_accepts_a_chain_in_any_order),
         cmocka_unit_test(shape_refuses_what_is_not_a_chain),
         cmocka_unit_test(sweep_and_breakeven),
+        cmocka_unit_test(store_chain_known_answer),
+        cmocka_unit_test(chain_kinds_and_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,11 @@
 #                        and a plain background child (TOKEN-child), both sleeping 300 s
 #   FAKE_SPEW=BYTES      write that many bytes to stdout
 #   FAKE_XML_FOREVER=1   write to the report without end (about 1 MB/s)
+#   FAKE_RENDEZVOUS=TAG  play compute-sanitizer's search for its target instead
+#                        (fake_rendezvous.py; TAG keeps two test runs apart)
+# ${0%/*}, not $(dirname ...): no fork before python starts, so the pids in a
+# run's PID namespace are the same in every run, as they are for the real tool.
+[ -n "${FAKE_RENDEZVOUS:-}" ] && exec python3 "${0%/*}/fake_rendezvous.py" "$@"
 save=""; tool=""
 [ "$1" = --version ] && { echo "Version 0.0 (fake)"; exit 0; }
 while [ $# -gt 0 ]; do case "$1" in --save) save=$2; shift 2;; --tool) tool=$2; shift 2;; --xml) shift;; --*) shift 2;; *) break;; esac; done

@@ -68,6 +68,17 @@ check "three workers, three devices" "[ \$(grep -h CUDA_VISIBLE_DEVICES '$out'/a
 check "JSON report is valid" "json_ok '$out/a/sanitize.json'"
 check "JUnit report written" "grep -q '<testsuites name=\"sanitize\" tests=\"10\" failures=\"0\" errors=\"0\"' '$out/a/sanitize.junit.xml'"
 
+# two runs at once, each in its own PID namespace: compute-sanitizer finds
+# its target by pid among the abstract sockets of a port range
+# (fake_rendezvous.py plays it), and pids repeat across namespaces, so two
+# runs scanning one range take each other's targets (on the H200: exit 255,
+# "Target application terminated before first instrumented API call", or a
+# hang). Each worker scans a range of its own, none of them the default.
+FAKE_RENDEZVOUS="sztest$$" bin/sanitize --binary=bin/planted_clean --jobs=2 --sanitizer=$fake --assume-gpus=2 --out="$out/rv" >"$out/rv.txt" 2>&1
+check "two runs at once find their own targets: 4 CLEAN" "grep -q '4 runs: 4 CLEAN, 0 DETECTED, 0 MISSED, 0 UNEXPECTED, 0 ERROR' '$out/rv.txt'"
+check "each worker its own --port range, not the default one" "[ \$(cat '$out'/rv/raw/*.log | grep -c '^fake rendezvous: ports 49162 to 49171\$') = 2 ] && [ \$(cat '$out'/rv/raw/*.log | grep -c '^fake rendezvous: ports 49172 to 49181\$') = 2 ]"
+grep -q ', pid namespace,' "$out/rv.txt" || echo "note: no pid namespace here (reaper mode): the rendezvous check above cannot fail here"
+
 printf 'memcheck: detect oob-global-read at clean.cu:20\n' >"$out/buggy.expect"
 bin/sanitize --binary=bin/planted_clean --expect="$out/buggy.expect" --tool=memcheck --sanitizer=$fake --assume-gpus=1 --out="$out/b" --quiet >"$out/b.txt" 2>&1
 check "clean program declared buggy: exit 1" "[ $? = 1 ]"

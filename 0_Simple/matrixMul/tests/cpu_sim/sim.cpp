@@ -5,7 +5,9 @@
 // pre-sm_80 fallback path (synchronous copies). It checks indexing, edge
 // handling, alpha/beta and barrier placement (a missing barrier makes results
 // wrong here), not timing or true GPU memory-model races: compute-sanitizer
-// racecheck on the GPU remains the authority. Usage: ./run.sh [variant]
+// racecheck on the GPU remains the authority. A, B and C are each followed by
+// a guard zone of NaN (as on the GPU): reads past A or B poison C, writes past
+// C are reported. Usage: ./run.sh [--src=FILE.cu] [--quick] [variant...]
 #include <barrier>
 #include <thread>
 #include <vector>
@@ -15,6 +17,8 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <array>
+#include <algorithm>
 struct dim3 { unsigned x = 1, y = 1, z = 1; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
 struct alignas(16) float4 { float x, y, z, w; };
 static inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
@@ -56,30 +60,32 @@ static void launch(dim3 grid, dim3 block, F f)
 }
 #define CD(a, b) (((a) + (b) - 1) / (b))
 typedef std::function<void(int, int, int, float, const float *, const float *, float, float *)> runner;
-// One runner per variant of matrixMul.cu's table, with the launcher's grid and block.
+// One runner per variant of matrixMul.cu's table, with the launcher's grid and
+// block and the variant's block tile of C (bm x bn: its tile shape, below).
+struct variant_run { const char *name; int bm, bn; runner run; };
 #define K(...) [=] { __VA_ARGS__(M, N, K, al, A, B, be, C); }
 #define ARGS int M, int N, int K, float al, const float *A, const float *B, float be, float *C
 #define GRID2(BM, BN) dim3(CD(N, BN), CD(M, BM))
 #define WARPTILE(NAME, BM, BN, BK, MINB) \
-    r.push_back({NAME, [](ARGS) { launch(GRID2(BM, BN), dim3((BM / 64) * (BN / 32) * 32), K(mm_warptile<BM, BN, BK, MINB>)); }})
+    r.push_back({NAME, BM, BN, [](ARGS) { launch(GRID2(BM, BN), dim3((BM / 64) * (BN / 32) * 32), K(mm_warptile<BM, BN, BK, MINB>)); }})
 #define CPASYNC(NAME, BM, BN, BK, WM, WN, S, MINB) \
-    r.push_back({NAME, [](ARGS) { launch(GRID2(BM, BN), dim3((BM / WM) * (BN / WN) * 32), K(mm_cpasync<BM, BN, BK, WM, WN, S, MINB>)); }})
+    r.push_back({NAME, BM, BN, [](ARGS) { launch(GRID2(BM, BN), dim3((BM / WM) * (BN / WN) * 32), K(mm_cpasync<BM, BN, BK, WM, WN, S, MINB>)); }})
 #define PIPE(NAME, BM, BN, BK, WM, WN, S, MINB, G) \
-    r.push_back({NAME, [](ARGS) { launch(dim3(CD(M, BM) * CD(N, BN)), dim3((BM / WM) * (BN / WN) * 32), K(mm_pipelined<BM, BN, BK, WM, WN, S, MINB, G>)); }})
-static std::vector<std::pair<const char *, runner>> runners()
+    r.push_back({NAME, BM, BN, [](ARGS) { launch(dim3(CD(M, BM) * CD(N, BN)), dim3((BM / WM) * (BN / WN) * 32), K(mm_pipelined<BM, BN, BK, WM, WN, S, MINB, G>)); }})
+static std::vector<variant_run> runners()
 {
-    std::vector<std::pair<const char *, runner>> r;
-    r.push_back({"naive", [](ARGS) { launch(dim3(CD(M, 32), CD(N, 32)), dim3(32, 32), K(mm_naive)); }});
-    r.push_back({"coalesced", [](ARGS) { launch(GRID2(32, 32), dim3(32, 32), K(mm_coalesced)); }});
-    r.push_back({"smem_tile16", [](ARGS) { launch(GRID2(16, 16), dim3(16, 16), K(mm_smem<16>)); }});
-    r.push_back({"smem_tile32", [](ARGS) { launch(GRID2(32, 32), dim3(32, 32), K(mm_smem<32>)); }});
-    r.push_back({"smem_tile32_prefetch", [](ARGS) { launch(GRID2(32, 32), dim3(32, 32), K(mm_smem_prefetch<32>)); }});
-    r.push_back({"blocktile_1d", [](ARGS) { launch(GRID2(64, 64), dim3(512), K(mm_blocktile_1d<64, 64, 8, 8>)); }});
-    r.push_back({"blocktile_2d", [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_blocktile_2d<128, 128, 8, 8, 8>)); }});
-    r.push_back({"vec_global_loads", [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_vec_global<128, 128, 8>)); }});
-    r.push_back({"transposed_a", [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_transposed<128, 128, 8, 0>)); }});
-    r.push_back({"padded_a", [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_transposed<128, 128, 8, 4>)); }});
-    r.push_back({"warp_layout", [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_warp_layout<128, 128, 8>)); }});
+    std::vector<variant_run> r;
+    r.push_back({"naive", 32, 32, [](ARGS) { launch(dim3(CD(M, 32), CD(N, 32)), dim3(32, 32), K(mm_naive)); }});
+    r.push_back({"coalesced", 32, 32, [](ARGS) { launch(GRID2(32, 32), dim3(32, 32), K(mm_coalesced)); }});
+    r.push_back({"smem_tile16", 16, 16, [](ARGS) { launch(GRID2(16, 16), dim3(16, 16), K(mm_smem<16>)); }});
+    r.push_back({"smem_tile32", 32, 32, [](ARGS) { launch(GRID2(32, 32), dim3(32, 32), K(mm_smem<32>)); }});
+    r.push_back({"smem_tile32_prefetch", 32, 32, [](ARGS) { launch(GRID2(32, 32), dim3(32, 32), K(mm_smem_prefetch<32>)); }});
+    r.push_back({"blocktile_1d", 64, 64, [](ARGS) { launch(GRID2(64, 64), dim3(512), K(mm_blocktile_1d<64, 64, 8, 8>)); }});
+    r.push_back({"blocktile_2d", 128, 128, [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_blocktile_2d<128, 128, 8, 8, 8>)); }});
+    r.push_back({"vec_global_loads", 128, 128, [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_vec_global<128, 128, 8>)); }});
+    r.push_back({"transposed_a", 128, 128, [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_transposed<128, 128, 8, 0>)); }});
+    r.push_back({"padded_a", 128, 128, [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_transposed<128, 128, 8, 4>)); }});
+    r.push_back({"warp_layout", 128, 128, [](ARGS) { launch(GRID2(128, 128), dim3(256), K(mm_warp_layout<128, 128, 8>)); }});
     WARPTILE("warptile_128x128x8", 128, 128, 8, 2);
     WARPTILE("warptile_128x64x8", 128, 64, 8, 3);
     WARPTILE("warptile_128x128x16_1blk", 128, 128, 16, 1);
@@ -100,41 +106,74 @@ static std::vector<std::pair<const char *, runner>> runners()
     return r;
 }
 static float urand(uint64_t &s) { s = s * 6364136223846793005ULL + 1442695040888963407ULL; return (float)((s >> 40) * (1.0 / 16777216.0)) * 2 - 1; }
+// Guard zones after A, B and C, as common/check.h's (64 KiB), filled with 0xFF
+// bytes (NaN): a kernel that reads past the end of A or B gets NaN into C, one
+// that writes past the end of C changes the guard (checked after each run).
+static const size_t GUARD = 16384;
+static bool guard_intact(const std::vector<float> &v, size_t used)
+{
+    const unsigned char *p = (const unsigned char *)(v.data() + used);
+    for (size_t i = 0; i < GUARD * sizeof(float); i++) if (p[i] != 0xFF) return false;
+    return true;
+}
+// Usage: sim [--quick] [VARIANT...]. Every variant (or those named) at the
+// shapes of matrixMul's checks: the full list, or --quick's, and then the
+// variant's own tile shape (bm+4) x (bn+8) x 67, as matrixMul.cu's tile_shape.
 int main(int argc, char **argv)
 {
-    int shapes[][3] = {{1, 1, 1}, {17, 17, 17}, {33, 65, 129}, {36, 68, 20}, {128, 128, 128}, {257, 263, 271}, {260, 136, 68}, {130, 140, 9}, {260, 264, 44}};
-    int fails = 0;
-    const char *only = argc > 1 ? argv[1] : nullptr;
-    for (auto &sh : shapes) {
-        int M = sh[0], N = sh[1], K = sh[2];
-        std::vector<float> A((size_t)M * K), B((size_t)K * N), C0((size_t)M * N), C((size_t)M * N);
-        uint64_t s = 42 + M;
-        for (auto &x : A) x = urand(s);
-        for (auto &x : B) x = urand(s);
-        for (auto &x : C0) x = urand(s);
-        for (float be : {0.0f, -0.5f}) {
-            float al = 1.5f;
-            std::vector<double> ref((size_t)M * N);
-            for (int i = 0; i < M; i++) for (int j = 0; j < N; j++) {
-                double d = 0; for (int k = 0; k < K; k++) d += (double)A[(size_t)i * K + k] * B[(size_t)k * N + j];
-                ref[(size_t)i * N + j] = al * d + (be != 0 ? be * (double)C0[(size_t)i * N + j] : 0);
-            }
-            for (auto &r : runners()) {
-                if (only && strcmp(only, r.first)) continue;
-                if (be == 0) memset(C.data(), 0xFF, C.size() * 4); else C = C0;
-                r.second(M, N, K, al, A.data(), B.data(), be, C.data());
+    static const int full[][3] = {{1, 1, 1}, {17, 17, 17}, {33, 65, 129}, {36, 68, 20}, {128, 128, 128}, {257, 263, 271}, {260, 136, 68}, {130, 140, 9}, {260, 264, 44}};
+    static const int quick[][3] = {{1, 1, 1}, {17, 17, 17}, {36, 68, 20}};
+    bool is_quick = false;
+    std::vector<const char *> only;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) is_quick = true;
+        else only.push_back(argv[i]);
+    }
+    int fails = 0, runs = 0;
+    for (auto &r : runners()) {
+        if (!only.empty()) {
+            bool named = false;
+            for (auto o : only) named |= !strcmp(o, r.name);
+            if (!named) continue;
+        }
+        std::vector<std::array<int, 3>> shapes;
+        if (is_quick) for (auto &sh : quick) shapes.push_back({sh[0], sh[1], sh[2]});
+        else for (auto &sh : full) shapes.push_back({sh[0], sh[1], sh[2]});
+        shapes.push_back({r.bm + 4, r.bn + 8, 67});
+        for (auto &sh : shapes) {
+            int M = sh[0], N = sh[1], K = sh[2];
+            std::vector<float> A((size_t)M * K + GUARD), B((size_t)K * N + GUARD), C0((size_t)M * N), C((size_t)M * N + GUARD);
+            memset(A.data() + (size_t)M * K, 0xFF, GUARD * sizeof(float));
+            memset(B.data() + (size_t)K * N, 0xFF, GUARD * sizeof(float));
+            uint64_t s = 42 + M;
+            for (size_t i = 0; i < (size_t)M * K; i++) A[i] = urand(s);
+            for (size_t i = 0; i < (size_t)K * N; i++) B[i] = urand(s);
+            for (auto &x : C0) x = urand(s);
+            for (float be : {0.0f, -0.5f}) {
+                float al = 1.5f;
+                std::vector<double> ref((size_t)M * N);
+                for (int i = 0; i < M; i++) for (int j = 0; j < N; j++) {
+                    double d = 0; for (int k = 0; k < K; k++) d += (double)A[(size_t)i * K + k] * B[(size_t)k * N + j];
+                    ref[(size_t)i * N + j] = al * d + (be != 0 ? be * (double)C0[(size_t)i * N + j] : 0);
+                }
+                memset(C.data(), 0xFF, C.size() * 4);
+                if (be != 0) std::copy(C0.begin(), C0.end(), C.begin());
+                r.run(M, N, K, al, A.data(), B.data(), be, C.data());
                 double tol = (K + 16) * std::ldexp(1.0, -22);
                 int bad = 0;
-                for (size_t i = 0; i < C.size(); i++) {
+                for (size_t i = 0; i < (size_t)M * N; i++) {
                     double e = std::fabs(C[i] - ref[i]);
-                    if (!(e <= tol + tol * std::fabs(ref[i]))) { if (bad < 3) printf("  %s %dx%dx%d beta=%g idx %zu got %g ref %g\n", r.first, M, N, K, be, i, C[i], ref[i]); bad++; }
+                    if (!(e <= tol + tol * std::fabs(ref[i]))) { if (bad < 3) printf("  %s %dx%dx%d beta=%g idx %zu got %g ref %g\n", r.name, M, N, K, be, i, C[i], ref[i]); bad++; }
                 }
-                if (bad) fails++;
-                printf("%-26s %dx%dx%d beta=%-4g %s (%d bad)\n", r.first, M, N, K, be, bad ? "FAIL" : "ok", bad);
+                const bool guard_ok = guard_intact(C, (size_t)M * N);
+                if (bad || !guard_ok) fails++;
+                runs++;
+                printf("%-28s %dx%dx%d beta=%-4g %s (%d bad%s)\n", r.name, M, N, K, be, bad || !guard_ok ? "FAIL" : "ok", bad, guard_ok ? "" : ", guard zone after C written");
                 fflush(stdout);
             }
         }
     }
+    if (runs == 0) { printf("sim: no variant named %s\n", only.empty() ? "" : only[0]); return 2; }
     printf(fails ? "SIM FAIL\n" : "SIM PASS\n");
     return fails != 0;
 }
