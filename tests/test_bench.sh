@@ -11,6 +11,10 @@
 # Ends with "N passed, M failed".
 set -u
 cd "$(dirname "$0")/.."
+# the stand-in nvidia-smi decides which GPUs there are; a caller's CUDA_VISIBLE_DEVICES
+# (a run on a real machine pinned to one GPU) would override it (tools/bench_gpus.sh
+# honours it, as it should)
+unset CUDA_VISIBLE_DEVICES
 pass=0 fail=0
 check() { if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
 tmp=$(mktemp -d)

@@ -33,7 +33,9 @@ PATH="$tmp/none:$PATH" env -u CUDA_VISIBLE_DEVICES tools/multigpu_check.sh "$tmp
 check "no GPU: exit 2" "[ $? = 2 ]"
 check "no GPU: WAIVED, nothing written" "grep -q 'WAIVED (needs at least 2 GPUs; 0 visible)' '$tmp/a.txt' && [ ! -e '$tmp/a' ]"
 
-PATH="$tmp/two:$PATH" GIT_COMMIT=abc1234 GIT_DIRTY=no env -u CUDA_VISIBLE_DEVICES tools/multigpu_check.sh "$tmp/b" >"$tmp/b.txt" 2>&1
+# CUDA_VISIBLE_DEVICES empty: on a machine with real GPUs the samples must
+# still find none (the stand-in nvidia-smi says two; they see zero and WAIVE)
+PATH="$tmp/two:$PATH" GIT_COMMIT=abc1234 GIT_DIRTY=no CUDA_VISIBLE_DEVICES= tools/multigpu_check.sh "$tmp/b" >"$tmp/b.txt" 2>&1
 check "samples that cannot run: exit 1, FAIL named" "[ $? = 1 ] && grep -q 'multigpu_check: FAIL' '$tmp/b.txt'"
 check "every output saved" "for f in topo.txt deviceQuery.txt bandwidthTest__device_all.txt p2pBandwidthLatencyTest.txt ncclAllReduce.txt ncclAllReduce__max-bytes_1G.txt waived.txt; do [ -s '$tmp/b/'\$f ] || exit 1; done"
 check "headers: the GPUs, the commit, the command" "grep -q '^# gpu: NVIDIA Fake GPU x2' '$tmp/b/ncclAllReduce.txt' && grep -q '^# commit: abc1234' '$tmp/b/ncclAllReduce.txt' && grep -q '^# dirty: no' '$tmp/b/ncclAllReduce.txt' && grep -q '^# command: bin/ncclAllReduce --max-bytes=1G' '$tmp/b/ncclAllReduce__max-bytes_1G.txt'"

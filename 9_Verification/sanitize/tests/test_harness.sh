@@ -11,6 +11,9 @@
 # Prints "N passed, N failed" and exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/../../.." || exit 1
+# the stand-ins (--assume-gpus, fake tools) decide which GPUs there are; a caller's
+# CUDA_VISIBLE_DEVICES (a run pinned to one GPU on a real machine) would override them
+unset CUDA_VISIBLE_DEVICES
 root=$PWD
 fake=$root/9_Verification/sanitize/tests/fake_sanitizer.sh
 out=$(mktemp -d)
