@@ -45,6 +45,7 @@
 #include "proto.h"
 #include "sandbox.h"
 #include "tasks.h"
+#include "timing.h"
 
 static struct {
     int device, sm, ready;
@@ -341,20 +342,33 @@ static int sample_check(kg_judge *j, size_ctx *r, uint64_t o0, uint64_t o1, int 
         const kg_profile *p = kg_profile_of(j->t->prof);
         double mag = kg_mag_estimate(j->t, r->s);
         size_t bad = 0, first = 0;
+        kg_mismatches mm;
+        memset(&mm, 0, sizeof mm);
         for (uint32_t k = 0; k < n; k++) {
             size_t idx = kg_sample_index(seed, k, r->ob / 4);
             if (!kg_out_checked(j->t, r->s, idx)) continue;
             int ok;
+            float g = 0, w = 0;
             if (p->kind == KG_PROF_INT) ok = got[k] == want[k];
             else {
-                float g, w;
                 memcpy(&g, &got[k], 4);
                 memcpy(&w, &want[k], 4);
                 ok = kg_close(p, g, w, mag);
             }
-            if (!ok && bad++ == 0) first = idx;
+            if (!ok) {
+                if (bad++ == 0) first = idx;
+                if (mm.n < KG_MAX_MISMATCH) {
+                    mm.m[mm.n].index = (long long)idx;
+                    mm.m[mm.n].expected = p->kind == KG_PROF_INT ? (double)want[k] : (double)w;
+                    mm.m[mm.n].got = p->kind == KG_PROF_INT ? (double)got[k] : (double)g;
+                    mm.n++;
+                }
+            }
         }
         if (bad) {
+            char where[96];
+            snprintf(where, sizeof where, "%.40s size %.50s (timed batch %d)", which, shp, batch + 1);
+            kg_judge_mismatches(j, where, bad, n, &mm);
             snprintf(j->m->detail, sizeof j->m->detail,
                      "wrong result after timed batch %d at the %s size %s: %zu of %u sampled elements "
                      "differ from the reference for the last call's inputs (first at %zu): calls "
@@ -469,6 +483,22 @@ static int gpu_size(kg_judge *j, kg_shape s, int is_large, unsigned long long se
         size_t bad, first;
         STEP(compare_full(j, &r, &bad, &first));
         if (bad) {
+            /* the first wrong element, for the feedback */
+            kg_mismatches mm;
+            memset(&mm, 0, sizeof mm);
+            uint32_t gw = 0, rw = 0;
+            if (first < r.z.out && cudaMemcpy(&gw, (char *)r.cmp + first * 4, 4, cudaMemcpyDeviceToHost) == cudaSuccess &&
+                cudaMemcpy(&rw, (char *)r.out + first * 4, 4, cudaMemcpyDeviceToHost) == cudaSuccess) {
+                float gf, rf;
+                memcpy(&gf, &gw, 4);
+                memcpy(&rf, &rw, 4);
+                int exact = kg_profile_of(t->prof)->kind == KG_PROF_INT;
+                mm.m[0].index = (long long)first;
+                mm.m[0].expected = exact ? (double)rw : (double)rf;
+                mm.m[0].got = exact ? (double)gw : (double)gf;
+                mm.n = 1;
+            }
+            kg_judge_mismatches(j, shp, bad, r.z.out, &mm);
             snprintf(j->m->detail, sizeof j->m->detail, "wrong result at the %s size %s: %zu of %zu "
                      "elements differ from the reference (first at %zu)", which, shp, bad, r.z.out, first);
             v = KG_V_L3;
@@ -652,12 +682,66 @@ extern "C" void kg_judge_main(int sock, int device, int dry)
     _exit(0);
 }
 
+/* bin/kgate --profile-reference=TASK: the judge's reference at the task's
+ * mid size, once to warm up and once inside the NVTX range "kgate_ref", for
+ * Nsight Compute (an L4 verdict explained). The gate's own code: it runs
+ * under ncu without a sandbox. */
+extern "C" int kg_profile_reference(int task, int device, unsigned long long seed)
+{
+    const kg_task *t = kg_task_at(task);
+    if (!t) return 2;
+    memset(&J, 0, sizeof J);
+    J.device = device;
+    if (cudaSetDevice(device) != cudaSuccess || cudaFree(0) != cudaSuccess ||
+        cudaDeviceGetAttribute(&J.sm, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&J.st, cudaStreamNonBlocking) != cudaSuccess ||
+        cublasCreate(&J.blas) != CUBLAS_STATUS_SUCCESS)
+        return 2;
+    cublasSetMathMode(J.blas, CUBLAS_PEDANTIC_MATH);
+    cublasSetStream(J.blas, J.st);
+    kg_judge_msg m;
+    memset(&m, 0, sizeof m);
+    kg_judge j;
+    memset(&j, 0, sizeof j);
+    j.m = &m;
+    j.t = t;
+    j.task = task;
+    j.sock = -1;
+    size_ctx r;
+    memset(&r, 0, sizeof r);
+    r.s = t->mid;
+    r.z = kg_task_sizes(t, r.s);
+    r.n0 = kg_pool_elems(r.z.in0);
+    r.n1 = r.z.in1 ? kg_pool_elems(r.z.in1) : 0;
+    r.ob = r.z.out * r.z.out_elem;
+    if (cudaMalloc(&r.p0, r.n0 * r.z.in_elem) != cudaSuccess || (r.n1 && cudaMalloc(&r.p1, r.n1 * 4) != cudaSuccess) ||
+        cudaMalloc(&r.out, r.ob + KG_GUARD) != cudaSuccess)
+        return 2;
+    kg_fill_pools(t, r.s, r.p0, r.n0, r.p1, r.n1, seed, J.sm * 8, J.st);
+    if (!strcmp(t->name, "sum_reduce"))
+        cub::DeviceReduce::Sum(NULL, r.temp_bytes, (const float *)r.p0, (float *)r.out, (int)r.s.d[0], J.st);
+    else if (!strcmp(t->name, "histogram256"))
+        cub::DeviceHistogram::HistogramEven(NULL, r.temp_bytes, (const unsigned char *)r.p0, (unsigned int *)r.out,
+                                            257, 0, 256, (int)r.s.d[0], J.st);
+    if (r.temp_bytes && cudaMalloc(&r.temp, r.temp_bytes) != cudaSuccess) return 2;
+    if (ref_run(&j, &r, 0, 0) >= 0) return 1;   /* warm-up */
+    cudaStreamSynchronize(J.st);
+    nvtx_push("kgate_ref");
+    int v = ref_run(&j, &r, 0, 0);
+    cudaError_t e = cudaStreamSynchronize(J.st);
+    nvtx_pop();
+    free_size(&r);
+    cublasDestroy(J.blas);
+    return v >= 0 || e != cudaSuccess ? 1 : 0;
+}
+
 extern "C" void kg_probe_main(int device, int fd)
 {
     kg_probe_msg p;
     memset(&p, 0, sizeof p);
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
+    p.count = e == cudaSuccess ? n : 0;
     if (e != cudaSuccess || n == 0) {
         snprintf(p.reason, sizeof p.reason, "no CUDA device: %s",
                  e != cudaSuccess ? cudaGetErrorString(e) : "none found");

@@ -48,6 +48,13 @@ typedef struct {
     int32_t shapes_checked;
     double t_io;                  /* seconds of data movement and protocol waits */
     double t_session;
+    /* the first failing shape and its first mismatches (L3), for the feedback */
+    char mm_shape[96];
+    uint64_t mm_count;            /* wrong elements (of mm_checked) */
+    uint64_t mm_checked;
+    int32_t mm_n;                 /* 0..KG_MAX_MISMATCH */
+    int64_t mm_index[KG_MAX_MISMATCH];
+    double mm_expected[KG_MAX_MISMATCH], mm_got[KG_MAX_MISMATCH];
 } kg_judge_msg;
 
 /* 1 when well-formed (magic, verdict in range, strings NUL-terminated and
@@ -77,6 +84,9 @@ void kg_judge_stage(kg_judge *j, const char *fmt, ...);
  * NULL) the judge-measured round trip. -1: the harness is lost (died, hung,
  * malformed reply): m->lost, m->timed_out and m->detail say so. */
 int kg_judge_call(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms);
+
+/* Record the first failing shape and its first mismatches in j->m. */
+void kg_judge_mismatches(kg_judge *j, const char *shape, size_t bad, size_t checked, const kg_mismatches *mm);
 
 /* The verdict for a reply whose status is not OK (detail set). */
 int kg_judge_status_verdict(kg_judge *j, const kg_rep *r);

@@ -43,7 +43,11 @@ int kg_judge_msg_valid(kg_judge_msg *m)
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!isfinite(t[i]) || t[i] < 0 || t[i] > 1e9) return 0;
     if (m->shapes_checked < 0 || m->shapes_checked > 100) return 0;
-    return clean(m->stage, sizeof m->stage) && clean(m->detail, sizeof m->detail);
+    if (m->mm_n < 0 || m->mm_n > KG_MAX_MISMATCH || m->mm_count > m->mm_checked) return 0;
+    for (int i = 0; i < m->mm_n; i++)
+        if (m->mm_index[i] < 0) return 0;   /* the values may be NaN: the candidate's output */
+    return clean(m->stage, sizeof m->stage) && clean(m->detail, sizeof m->detail) &&
+           clean(m->mm_shape, sizeof m->mm_shape);
 }
 
 static void send_msg(kg_judge *j)
@@ -108,6 +112,21 @@ int kg_judge_call(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms)
     return 0;
 }
 
+void kg_judge_mismatches(kg_judge *j, const char *shape, size_t bad, size_t checked, const kg_mismatches *mm)
+{
+    kg_judge_msg *m = j->m;
+    snprintf(m->mm_shape, sizeof m->mm_shape, "%.95s", shape ? shape : "");
+    m->mm_count = bad;
+    m->mm_checked = checked < bad ? bad : checked;
+    m->mm_n = 0;
+    for (int i = 0; mm && i < mm->n && i < KG_MAX_MISMATCH; i++) {
+        m->mm_index[i] = mm->m[i].index < 0 ? 0 : mm->m[i].index;
+        m->mm_expected[i] = mm->m[i].expected;
+        m->mm_got[i] = mm->m[i].got;
+        m->mm_n++;
+    }
+}
+
 int kg_judge_status_verdict(kg_judge *j, const kg_rep *r)
 {
     const char *en = j->err_name ? j->err_name(r->cuda_err) : "CUDA error";
@@ -128,6 +147,9 @@ int kg_judge_status_verdict(kg_judge *j, const kg_rep *r)
         return KG_V_L2;
     case KG_ST_NO_DEVICE:
         snprintf(d, dl, "gate: the candidate's process could not create a CUDA context (%s)", en);
+        return KG_V_L2;
+    case KG_ST_CAND_ERROR:
+        snprintf(d, dl, "the candidate raised an error while %.100s: \"%.150s\"", j->m->stage, r->text);
         return KG_V_L2;
     default:
         j->m->lost = 1;
@@ -252,14 +274,16 @@ int kg_judge_small(kg_judge *j, int idx, unsigned long long seed)
         j->t_io += kg_now() - t0;
         char msg[200];
         size_t bad;
+        kg_mismatches mm;
         if (t->prof == KG_PROF_INT) {
             unsigned refu[256];
             for (int i = 0; i < 256; i++) refu[i] = (unsigned)ref[i];
-            bad = kg_compare_u32((const unsigned *)out, refu, z.out, msg, sizeof msg);
+            bad = kg_compare_u32_mm((const unsigned *)out, refu, z.out, msg, sizeof msg, &mm);
         } else {
-            bad = kg_compare_f32(t, s, (const float *)out, ref, NULL, mag, 0.0, msg, sizeof msg);
+            bad = kg_compare_f32_mm(t, s, (const float *)out, ref, NULL, mag, 0.0, msg, sizeof msg, &mm);
         }
         if (bad) {
+            kg_judge_mismatches(j, shp, bad, z.out, &mm);
             snprintf(j->m->detail, sizeof j->m->detail,
                      "wrong result at %.80s (run %d): %zu of %zu elements; first: %.120s%s", shp, run + 1, bad,
                      z.out, msg, run == 1 ? " (run 1 passed: a result cached by pointer?)" : "");

@@ -74,6 +74,7 @@ typedef enum {
     KG_ST_NO_LAUNCH,       /* no extern "C" launch */
     KG_ST_BAD_CMD,         /* the harness refused a command */
     KG_ST_NO_DEVICE,       /* no CUDA context (text) */
+    KG_ST_CAND_ERROR,      /* the candidate reported an error (a PyTorch exception: text) */
     KG_ST_COUNT
 } kg_status;
 
