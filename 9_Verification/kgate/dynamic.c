@@ -137,7 +137,8 @@ int kg_compile_errors(const char *log, const char *display, char out[][240], int
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
         char line[600];
         unscratch(p, len, display ? display : "candidate", line, sizeof line);
-        int is_err = strstr(line, "error") != NULL && strncmp(line, "ptxas info", 10) != 0;
+        int is_err = (strstr(line, "error") != NULL || strstr(line, "fatal") != NULL) &&
+                     strncmp(line, "ptxas info", 10) != 0;
         int count_line = 0;
         {   /* "1 error detected in the compilation of ..." */
             const char *q = line;

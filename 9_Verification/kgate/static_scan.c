@@ -3343,10 +3343,12 @@ static void analyze_tu(CXTranslationUnit tu, const char *source, const kg_scan_o
                         "no extern \"C\" launch(...) defined: the gate has nothing to call");
         }
         if (tf->library) cx.uses_library = 1;
-        out->is_external = cx.uses_library && out->n_kernels == 0 && !tf->global_kw;
+        /* library-only: cuBLAS/CUB/Thrust calls, or a PyTorch candidate made of
+         * PyTorch's own operations, and no kernel of its own */
+        out->is_external = (cx.uses_library || out->is_torch) && out->n_kernels == 0 && !tf->global_kw;
         if (out->is_external)
-            add_finding(out, "KG-EXTERNAL", -1, 0,
-                        "library-only candidate: calls cuBLAS/CUB and defines no kernel (EXTERNAL)");
+            add_finding(out, "KG-EXTERNAL", -1, 0, "library-only candidate: %s and no kernel of its own (EXTERNAL)",
+                        out->is_torch ? "PyTorch operations" : "calls cuBLAS/CUB");
     }
     free(cx.fns);
     free(cx.launches);

@@ -7,7 +7,10 @@
  * tensors (torch::from_blob, on the current device; the blur input as the
  * strided view it is), makes the gate's stream PyTorch's current stream,
  * calls the entry and copies the result into the gate's output on that
- * stream. The harness then runs it like any candidate: the same checks,
+ * stream; in timed calls (kgate_adapter_nocopy) that copy waits for
+ * kgate_adapter_flush(), which the harness calls after the timing, so the
+ * candidate is not timed for a copy its PyTorch style implies but the
+ * gate's contract adds. The harness then runs it like any candidate: the same checks,
  * tolerances and timing. An exception the candidate throws (a TORCH_CHECK)
  * is caught and reported through kgate_adapter_error; before a checked call
  * the adapter fills the caching allocator's free memory with NaN

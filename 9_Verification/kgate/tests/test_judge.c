@@ -33,7 +33,7 @@
 typedef enum {
     H_GOOD, H_WRONG, H_GUARD, H_CHANGED, H_MODIFY_INPUT, H_BAD_MAGIC, H_WRONG_SEQ, H_NAN_MS,
     H_UNTERMINATED, H_BAD_STATUS, H_TRUNCATED, H_HANG, H_EXIT, H_FORGED_OLD, H_LOAD_ERROR,
-    H_NO_LAUNCH, H_LAUNCH_ERROR, H_REFUSE
+    H_NO_LAUNCH, H_LAUNCH_ERROR, H_REFUSE, H_CAND_ERROR
 } hmode;
 
 static void reply(int fd, uint32_t seq, int status, const char *text)
@@ -103,6 +103,7 @@ static void fake_harness(int cmd, int rep, unsigned char *shm, hmode mode)
         case H_UNTERMINATED: memset(r.text, 'P', sizeof r.text); break;
         case H_BAD_STATUS: r.status = 99; break;
         case H_LAUNCH_ERROR: r.status = KG_ST_LAUNCH_ERROR; r.cuda_err = 98; break;
+        case H_CAND_ERROR: r.status = KG_ST_CAND_ERROR; strcpy(r.text, "x must be 2-D\x01"); break;
         case H_REFUSE: r.status = KG_ST_BAD_CMD; break;
         case H_TRUNCATED: kg_write_all(rep, &r, sizeof r / 2); _exit(0);
         case H_HANG: for (;;) pause();
@@ -116,6 +117,7 @@ static void fake_harness(int cmd, int rep, unsigned char *shm, hmode mode)
 typedef struct {
     int verdict, lost, timed_out, shapes;
     char detail[320];
+    kg_judge_msg m;
 } outcome;
 
 static const char *fake_err_name(int e) { return e == 98 ? "cudaErrorInvalidDeviceFunction" : "cudaError?"; }
@@ -164,7 +166,7 @@ static outcome judge_against(hmode mode, double deadline_s)
     waitpid(pid, NULL, 0);
     munmap(shm, bytes);
     close(mfd);
-    outcome o = {v, m.lost, m.timed_out, m.shapes_checked, ""};
+    outcome o = {v, m.lost, m.timed_out, m.shapes_checked, "", m};
     memcpy(o.detail, m.detail, sizeof o.detail);
     return o;
 }
@@ -192,6 +194,17 @@ static void test_wrong_outputs(void **s)
 {
     (void)s;
     expect(H_WRONG, KG_V_L3, 0, "wrong result at n=1");
+    /* the first failing shape and its first mismatches, for the feedback:
+     * relu returned x itself, so element k of n=1 was negative */
+    outcome o = judge_against(H_WRONG, 2.0);
+    assert_string_equal(o.m.mm_shape, "n=1");
+    assert_int_equal(o.m.mm_count, 1);
+    assert_int_equal(o.m.mm_checked, 1);
+    assert_int_equal(o.m.mm_n, 1);
+    assert_int_equal(o.m.mm_index[0], 0);
+    assert_true(o.m.mm_expected[0] == 0.0 && o.m.mm_got[0] < 0);
+    o.m.magic = KG_JUDGE_MAGIC;   /* as the judge sends it */
+    assert_true(kg_judge_msg_valid(&o.m));
     expect(H_GUARD, KG_V_L3, 0, "past the end");
     expect(H_CHANGED, KG_V_L3, 0, "changed after launch returned");
     expect(H_MODIFY_INPUT, KG_V_L3, 0, "modified its (const) input");
@@ -230,6 +243,9 @@ static void test_statuses(void **s)
     expect(H_NO_LAUNCH, KG_V_L1, 0, "no extern \"C\" launch()");
     expect(H_LAUNCH_ERROR, KG_V_L2, 0, "launch error");
     expect(H_LAUNCH_ERROR, KG_V_L2, 0, "cudaErrorInvalidDeviceFunction");   /* the judge's own name */
+    /* a PyTorch candidate's exception: its text, cleaned */
+    expect(H_CAND_ERROR, KG_V_L2, 0, "the candidate raised an error");
+    expect(H_CAND_ERROR, KG_V_L2, 0, "x must be 2-D?");
 }
 
 static void test_validators(void **s)
@@ -296,6 +312,27 @@ static void test_validators(void **s)
     memset(m.detail, 'X', sizeof m.detail);
     assert_false(kg_judge_msg_valid(&m));
     memset(&m, 0xff, sizeof m);
+    assert_false(kg_judge_msg_valid(&m));
+    /* the mismatch fields: counts in range, indices not negative, strings terminated */
+    memset(&m, 0, sizeof m);
+    m.magic = KG_JUDGE_MAGIC;
+    m.final = 1;
+    m.verdict = KG_V_L3;
+    m.mm_n = 2;
+    m.mm_count = 3;
+    m.mm_checked = 37;
+    m.mm_got[0] = NAN;   /* the candidate's value may be anything */
+    assert_true(kg_judge_msg_valid(&m));
+    m.mm_n = KG_MAX_MISMATCH + 1;
+    assert_false(kg_judge_msg_valid(&m));
+    m.mm_n = 1;
+    m.mm_index[0] = -4;
+    assert_false(kg_judge_msg_valid(&m));
+    m.mm_index[0] = 0;
+    m.mm_count = 40;
+    assert_false(kg_judge_msg_valid(&m));
+    m.mm_count = 3;
+    memset(m.mm_shape, 'n', sizeof m.mm_shape);
     assert_false(kg_judge_msg_valid(&m));
 }
 
