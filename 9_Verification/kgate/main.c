@@ -1595,9 +1595,13 @@ int main(int argc, char **argv)
         }
         free(src);
     }
-    if (any_torch && o.mode != MODE_STATIC) {
+    if (any_torch) {
+        /* also for --static-only: the scan reads PyTorch's headers */
         torch_probe(&g);
-        if (!g.torch_ok) printf("# pytorch: not available (%s): PyTorch candidates are SKIPPED\n", g.torch_why);
+        if (!g.torch_ok && o.mode != MODE_STATIC)
+            printf("# pytorch: not available (%s): PyTorch candidates are SKIPPED\n", g.torch_why);
+        else if (!g.torch_ok)
+            printf("# pytorch: not available (%s): the scan reads PyTorch candidates without its headers\n", g.torch_why);
         else if (o.mode == MODE_FULL) {
             /* what loading libtorch does in the harness's sandbox (no candidate yet) */
             char why[400] = "";

@@ -3320,10 +3320,14 @@ static void analyze_tu(CXTranslationUnit tu, const char *source, const kg_scan_o
         if (state) {
             for (int i = 0; i < cx.n_fns; i++) {
                 int line = 0;
-                if (cx.fns[i].kind != 0 && state[i] == 0 && dfs_cycle(&cx, i, state, &line))
+                if (cx.fns[i].kind != 0 && state[i] == 0 && dfs_cycle(&cx, i, state, &line)) {
                     add_finding(out, "KG-RECURSION", -1, line,
                                 "recursion in device code (through %s): the per-thread stack is "
                                 "small and the depth unknown at compile time", cx.fns[i].name);
+                    /* the functions on that path are done: one finding per cycle */
+                    for (int k = 0; k < cx.n_fns; k++)
+                        if (state[k] == 1) state[k] = 2;
+                }
             }
             free(state);
         }
