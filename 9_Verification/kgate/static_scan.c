@@ -180,6 +180,23 @@ static kids_t kids_of(CXCursor c)
     return k;
 }
 
+/* The parameters of a function or a function template (libclang's argument
+ * API does not see a template's). At most max; returns the count. */
+static int fn_params(CXCursor fn, CXCursor *out, int max)
+{
+    int n = clang_Cursor_getNumArguments(fn);
+    if (n >= 0 && clang_getCursorKind(fn) != CXCursor_FunctionTemplate) {
+        for (int i = 0; i < n && i < max; i++) out[i] = clang_Cursor_getArgument(fn, (unsigned)i);
+        return n < max ? n : max;
+    }
+    kids_t ks = kids_of(fn);
+    int k = 0;
+    for (int i = 0; i < ks.n && k < max; i++)
+        if (clang_getCursorKind(ks.v[i]) == CXCursor_ParmDecl) out[k++] = ks.v[i];
+    free(ks.v);
+    return k;
+}
+
 static int is_cast_kind(enum CXCursorKind k)
 {
     return k == CXCursor_CStyleCastExpr || k == CXCursor_CXXStaticCastExpr ||
@@ -1046,9 +1063,10 @@ typedef struct {
 
 static int param_index(fn_ctx *f, CXCursor decl)
 {
-    int n = clang_Cursor_getNumArguments(f->fn_cursor);
-    for (int i = 0; i < n && i < 32; i++)
-        if (clang_equalCursors(clang_Cursor_getArgument(f->fn_cursor, (unsigned)i), decl)) return i;
+    CXCursor ps[32];
+    int n = fn_params(f->fn_cursor, ps, 32);
+    for (int i = 0; i < n; i++)
+        if (clang_equalCursors(ps[i], decl)) return i;
     return -1;
 }
 
@@ -2347,9 +2365,10 @@ static void analyze_function(scan_ctx *cx, int fn)
     clang_visitChildren(f.fn_cursor, find_body, &body);
     if (clang_Cursor_isNull(body)) return;
     fn_info *fi = &cx->fns[fn];
-    int nargs = clang_Cursor_getNumArguments(f.fn_cursor);
+    CXCursor params[32];
+    int nargs = fn_params(f.fn_cursor, params, 32);
     for (int i = 0; i < nargs; i++) {
-        CXType t = clang_getCursorType(clang_Cursor_getArgument(f.fn_cursor, (unsigned)i));
+        CXType t = clang_getCursorType(params[i]);
         if (type_is_integer(t)) f.n_int_params++;
         if (type_is_pointer(t) && i < 32) {
             fi->ptr_params |= 1u << i;
@@ -2431,7 +2450,7 @@ static void analyze_function(scan_ctx *cx, int fn)
         /* a kernel without pointer parameters writes nothing the caller sees */
         int all_scalar = 1;
         for (int i = 0; i < nargs; i++) {
-            CXType t = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(f.fn_cursor, (unsigned)i)));
+            CXType t = clang_getCanonicalType(clang_getCursorType(params[i]));
             if (!(type_is_integer(t) || type_is_floating(t) || t.kind == CXType_Bool || t.kind == CXType_Enum)) all_scalar = 0;
         }
         if (all_scalar && ks.n > 0 && fi->launched && !f.writes_globals)
@@ -2596,7 +2615,8 @@ static enum CXChildVisitResult top_visit(CXCursor c, CXCursor p, CXClientData d)
         snprintf(fi->name, sizeof fi->name, "%s", nm);
         fi->kind = a.global ? 1 : (a.device && a.host) ? 3 : a.device ? 2 : 0;
         fi->line = cursor_line(c);
-        fi->n_params = clang_Cursor_getNumArguments(c);
+        CXCursor ps[32];
+        fi->n_params = fn_params(c, ps, 32);
         if (a.global) {
             if (!cx->device_pass) cx->r->n_kernels++;
             fi->launch_bounds = launch_bounds_of(cx, c);
