@@ -1581,11 +1581,13 @@ int main(int argc, char **argv)
 
     /* the candidates' sources: PyTorch ones, and a task that contradicts the label */
     int any_torch = 0;
+    char *torch_cand = calloc((size_t)n, 1);
     for (int i = 0; i < n; i++) {
         char lerr[256];
         char *src = kg_load_candidate(paths[i], MAX_SOURCE_BYTES, lerr, sizeof lerr);
         if (!src) continue;
-        any_torch |= kg_is_torch_source(src);
+        torch_cand[i] = (char)kg_is_torch_source(src);
+        any_torch |= torch_cand[i];
         const char *base = strrchr(paths[i], '/');
         base = base ? base + 1 : paths[i];
         const kg_label *lab = kg_labels_find(labels, n_labels, base);
@@ -1691,13 +1693,26 @@ int main(int argc, char **argv)
      * no candidate waits for the GPU, so queueing does not inflate anyone's
      * latency. Per-candidate total = wall time from the start of its
      * processing to its verdict. */
-    int next = 0, in_flight = 0, n_done = 0, printed = 0;
+    int next = 0, in_flight = 0, n_done = 0, printed = 0, n_admitted = 0;
     while (n_done < n) {
         /* ---- admit ---- */
-        int n_ready = 0;
-        for (int i = 0; i < next; i++) n_ready += jobs[i].state == J_READY;
-        while (in_flight < o.jobs && next < n && n_ready == 0) {
-            int i = next++;
+        int n_ready = 0, torch_busy = 0;
+        for (int i = 0; i < next; i++) {
+            n_ready += jobs[i].state == J_READY;
+            torch_busy += torch_cand[i] && (jobs[i].state == J_FLIGHT || jobs[i].state == J_READY);
+        }
+        while (in_flight < o.jobs && n_admitted < n && n_ready == 0) {
+            /* in order, except that PyTorch builds (half a minute each) take at
+             * most half the slots while plain candidates wait behind them */
+            int i = -1;
+            for (int k = 0; k < n && i < 0; k++) {
+                if (jobs[k].state != J_QUEUED) continue;
+                if (!torch_cand[k] || torch_busy < (o.jobs + 1) / 2 || torch_busy == 0) i = k;
+            }
+            if (i < 0) break;   /* only PyTorch candidates wait: their builds are running */
+            if (i + 1 > next) next = i + 1;
+            n_admitted++;
+            torch_busy += torch_cand[i];
             kg_cand *c = &cands[i];
             kg_job *j = &jobs[i];
             const kg_label *lab = kg_labels_find(labels, n_labels, c->name);
@@ -2043,6 +2058,7 @@ int main(int argc, char **argv)
     free(labels);
     free(cands);
     free(jobs);
+    free(torch_cand);
     free(o.paths);
     return ok ? 0 : 1;
 }
