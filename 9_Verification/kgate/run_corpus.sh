@@ -8,7 +8,8 @@
 #                                 under --policy=lenient: their dynamic verdicts, so every
 #                                 profile's figures are known
 #   kgate_policies.md             the four profiles' interception, false kills and median
-#                                 seconds (policy_table.py; also written into README-static.md)
+#                                 seconds (policy_table.py; also written into README-static.md
+#                                 and README.md, between their `results` markers)
 # Needs a CUDA device; build first with `make -C 9_Verification/kgate`.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -55,5 +56,6 @@ if [ "${#extra[@]}" -gt 0 ]; then
 fi
 GIT_COMMIT="$commit" KGATE_COMMIT="$commit" python3 "$here/policy_table.py" "${reports[@]}" > "$out/kgate_policies.md"
 KGATE_COMMIT="$commit" python3 "$here/policy_table.py" --marker=results --readme="$here/README-static.md" "${reports[@]}"
+KGATE_COMMIT="$commit" python3 "$here/policy_table.py" --marker=results --readme="$here/README.md" "${reports[@]}"
 cat "$out/kgate_policies.md"
 exit $rc
