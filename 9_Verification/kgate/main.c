@@ -60,6 +60,21 @@
 #include "tasks.h"
 #include "torch_adapter.h"
 
+/* realpath(3) into a buffer of len bytes. realpath(p, buf) with a buffer under
+ * PATH_MAX aborts under _FORTIFY_SOURCE (the GPU machine's compiler enables it
+ * by default): let realpath allocate, then copy. 0 on success, -1 otherwise
+ * (including a result that does not fit). */
+static int real_path_into(const char *p, char *out, size_t len)
+{
+    char *r = realpath(p, NULL);
+    if (!r) return -1;
+    size_t n = strlen(r);
+    if (n >= len) { free(r); return -1; }
+    memcpy(out, r, n + 1);
+    free(r);
+    return 0;
+}
+
 /* the device probe and the reference profile live in judge.cu */
 void kg_probe_main(int device, int fd);
 int kg_profile_reference(int task, int device, unsigned long long seed);
@@ -1251,7 +1266,7 @@ static void torch_probe(kg_gate *g)
 static void resolve_nvcc(const char *nvcc, char *out, size_t len)
 {
     if (strchr(nvcc, '/')) {
-        if (!realpath(nvcc, out)) snprintf(out, len, "%s", nvcc);
+        if (real_path_into(nvcc, out, len) != 0) snprintf(out, len, "%s", nvcc);
         return;
     }
     const char *path = getenv("PATH");
@@ -1261,7 +1276,7 @@ static void resolve_nvcc(const char *nvcc, char *out, size_t len)
         char c[PATH_MAX + 64];
         snprintf(c, sizeof c, "%s/%s", d, nvcc);
         if (access(c, X_OK) == 0) {
-            if (!realpath(c, out)) snprintf(out, len, "%.1000s", c);
+            if (real_path_into(c, out, len) != 0) snprintf(out, len, "%.1000s", c);
             return;
         }
     }
@@ -1627,7 +1642,7 @@ int main(int argc, char **argv)
         if (g.ncu[0]) {
             explain = 1;
             char real[PATH_MAX];
-            if (realpath(g.ncu, real)) {
+            if (real_path_into(g.ncu, real, sizeof real) == 0) {
                 char *s = strrchr(real, '/');
                 if (s) *s = 0;
                 kg_sandbox_add_ro(&sb, real);

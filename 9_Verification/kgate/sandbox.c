@@ -29,6 +29,21 @@
 #if defined(__x86_64__) && __has_include(<linux/seccomp.h>)
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
+
+/* realpath(3) into a buffer of len bytes. realpath(p, buf) with a buffer under
+ * PATH_MAX aborts under _FORTIFY_SOURCE (the GPU machine's compiler enables it
+ * by default): let realpath allocate, then copy. 0 on success, -1 otherwise
+ * (including a result that does not fit). */
+static int real_path_into(const char *p, char *out, size_t len)
+{
+    char *r = realpath(p, NULL);
+    if (!r) return -1;
+    size_t n = strlen(r);
+    if (n >= len) { free(r); return -1; }
+    memcpy(out, r, n + 1);
+    free(r);
+    return 0;
+}
 #if defined(SECCOMP_IOCTL_NOTIF_RECV) && defined(SECCOMP_USER_NOTIF_FLAG_CONTINUE)
 #define KG_HAVE_NOTIF 1
 #endif
@@ -99,7 +114,7 @@ static int is_under(const char *p, const char *dir)
 static void add_ro(kg_sandbox *sb, const char *path)
 {
     char real[PATH_MAX];
-    if (!path || !*path || !realpath(path, real)) return;
+    if (!path || !*path || real_path_into(path, real, sizeof real) != 0) return;
     for (int i = 0; i < sb->n_ro; i++)
         if (is_under(real, sb->ro[i])) return;
     /* a new bind above existing ones replaces them */
@@ -131,7 +146,7 @@ static int find_on_path(const char *name, char *out, size_t len)
         char c[PATH_MAX];
         snprintf(c, sizeof c, "%s/%s", *d ? d : ".", name);
         if (access(c, X_OK) == 0) {
-            if (!realpath(c, out)) snprintf(out, len, "%.1000s", c);
+            if (real_path_into(c, out, len) != 0) snprintf(out, len, "%.1000s", c);
             return 0;
         }
     }
@@ -682,7 +697,7 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
     m.kind = s->kind;
     m.scratch_rw = s->scratch_rw;
     m.r = &r;
-    if (s->scratch && !realpath(s->scratch, m.scratch_host)) m.scratch_host[0] = 0;
+    if (s->scratch && real_path_into(s->scratch, m.scratch_host, sizeof m.scratch_host) != 0) m.scratch_host[0] = 0;
     double t0 = kg_now();
 
     sigset_t ss;
@@ -1030,7 +1045,7 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *bindir, int no_sandbox, char *e
     sb->uid_base = 61000;
     sb->drop_uid = 1;
     char bin_real[PATH_MAX];
-    if (realpath(bindir, bin_real)) bindir = bin_real;   /* the sandbox binds absolute paths */
+    if (real_path_into(bindir, bin_real, sizeof bin_real) == 0) bindir = bin_real;   /* the sandbox binds absolute paths */
     snprintf(sb->stub, sizeof sb->stub, "%.1000s/kgate-sandbox", bindir);
     if (access(sb->stub, X_OK) != 0) {
         snprintf(err, len, "%s is missing: build with make -C 9_Verification/kgate", sb->stub);
@@ -1039,7 +1054,7 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *bindir, int no_sandbox, char *e
     const char *cuda = getenv("KGATE_CUDA_PATH");
     if (!cuda || !*cuda) cuda = getenv("CUDA_HOME");
     if (!cuda || !*cuda) cuda = "/usr/local/cuda";
-    if (!realpath(cuda, sb->cuda_path)) snprintf(sb->cuda_path, sizeof sb->cuda_path, "%s", cuda);
+    if (real_path_into(cuda, sb->cuda_path, sizeof sb->cuda_path) != 0) snprintf(sb->cuda_path, sizeof sb->cuda_path, "%s", cuda);
     snprintf(sb->path_env, sizeof sb->path_env, "%s/bin:/usr/local/bin:/usr/bin:/bin", sb->cuda_path);
     const char *ld = getenv("LD_LIBRARY_PATH");
     snprintf(sb->ld_env, sizeof sb->ld_env, "%s/lib64%s%s", sb->cuda_path, ld && *ld ? ":" : "",
