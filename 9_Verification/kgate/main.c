@@ -57,8 +57,8 @@
 #include "proto.h"
 #include "rules.h"
 #include "sandbox.h"
-#include "tasks.h"
 #include "torch_adapter.h"
+#include "tasks.h"
 
 /* realpath(3) into a buffer of len bytes. realpath(p, buf) with a buffer under
  * PATH_MAX aborts under _FORTIFY_SOURCE (the GPU machine's compiler enables it
@@ -75,8 +75,9 @@ static int real_path_into(const char *p, char *out, size_t len)
     return 0;
 }
 
-/* the device probe and the reference profile live in judge.cu */
+/* the device probe lives in judge.cu */
 void kg_probe_main(int device, int fd);
+/* and the reference's profile for --profile-reference (explained L4) */
 int kg_profile_reference(int task, int device, unsigned long long seed);
 
 #define MAX_CANDS 4096
