@@ -648,6 +648,7 @@ static int spawn_harness(kg_gate *g, kg_job *j, int d, const char *so_path, cons
     s.slot = j->slot;
     s.lim = kg_default_limits(KG_SB_HARNESS, g->o->timeout);
     if (g->dev[d].harness_no_data) s.lim.data_bytes = 0;
+    s.startup_mark = 1;   /* the harness marks the end of its own start-up (sandbox.h) */
     if (j->is_torch || preload) {
         /* PyTorch's thread pools stay small under the sandbox's process limit */
         s.env[s.n_env++] = "OMP_NUM_THREADS=1";
@@ -728,6 +729,13 @@ static int violations(const kg_gate *g, int d, const kg_sb_result *r, char *buf,
 {
     kg_sb_result f = *r;
     int n = 0;
+    /* a harness record without the start-up mark: its start-up events count
+     * (the safe side; the real harness always marks before it loads code) */
+    for (int i = 0; i < KG_SB_EVENTS && !f.startup_marked; i++)
+        if (strstr(f.events[i], KG_SB_STARTUP_TAG)) {
+            *strstr(f.events[i], KG_SB_STARTUP_TAG) = 0;
+            f.is_violation[i] = 1;
+        }
     for (int i = 0; i < KG_SB_EVENTS; i++) {
         if (!f.is_violation[i]) continue;
         for (int k = 0; k < g->dev[d].n_allow; k++)
@@ -1157,9 +1165,15 @@ static int harness_selftest(kg_gate *g, int d, const char *preload, char allow[]
             snprintf(why, len, "the sandboxed harness did not answer (%.100s%s%.100s); see %.100s", end,
                      rec.stub_msg[0] ? ", " : "", rec.stub_msg, j.hlog[d]);
         }
-        for (int i = 0; i < KG_SB_EVENTS && rec.events[i][0]; i++)
-            if (rec.is_violation[i] && *n_allow < KG_SB_EVENTS)
+        /* what the start-up did (before the harness's mark: never a violation) and what came
+         * after it (the preload): both allowed when a candidate's harness does them again */
+        for (int i = 0; i < KG_SB_EVENTS && rec.events[i][0]; i++) {
+            char *tag = strstr(rec.events[i], KG_SB_STARTUP_TAG);
+            if ((rec.is_violation[i] || tag) && *n_allow < KG_SB_EVENTS) {
+                if (tag) *tag = 0;
                 snprintf(allow[(*n_allow)++], 160, "%s", rec.events[i]);
+            }
+        }
         /* the harness's own line about its context (no candidate ran: trusted) */
         char *log = kg_read_file(j.hlog[d], 1 << 16, NULL);
         char *ctx = log ? strstr(log, "kgate-harness: context") : NULL;
