@@ -43,6 +43,9 @@ int kg_judge_msg_valid(kg_judge_msg *m)
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!isfinite(t[i]) || t[i] < 0 || t[i] > 1e9) return 0;
     if (m->shapes_checked < 0 || m->shapes_checked > 100) return 0;
+    if (!isfinite(m->allow_ms) || m->allow_ms < -1 || m->allow_ms > 1e3) return 0;
+    if (m->wall_batches < 0 || m->timed_batches < 0 || m->wall_batches > m->timed_batches ||
+        m->timed_batches > 1000) return 0;
     if (m->mm_n < 0 || m->mm_n > KG_MAX_MISMATCH || m->mm_count > m->mm_checked) return 0;
     for (int i = 0; i < m->mm_n; i++)
         if (m->mm_index[i] < 0) return 0;   /* the values may be NaN: the candidate's output */
@@ -182,6 +185,88 @@ int kg_judge_dry(kg_judge *j)
     if (kg_judge_call(j, &c, &r, NULL) != 0) return KG_V_L2;
     if (r.status != KG_ST_OK) return kg_judge_status_verdict(j, &r);
     return -1;
+}
+
+int kg_judge_bound(kg_judge *j, double reported, double wall, double *out)
+{
+    if (!(reported >= 0) || reported > wall + 0.05) {
+        j->m->lost = 1;
+        snprintf(j->m->detail, sizeof j->m->detail,
+                 "protocol violation: the candidate's process reported %.4g ms for calls the judge saw "
+                 "take %.4g ms: tampering", reported, wall);
+        return KG_V_L2;
+    }
+    double allow = j->calibrated ? j->allow_ms : j->ping_ms;
+    double mine = wall - allow;
+    double slack = reported * 0.05 > 0.05 ? reported * 0.05 : 0.05;
+    *out = mine - reported > slack ? mine : reported;
+    return -1;
+}
+
+int kg_judge_calibrate(kg_judge *j)
+{
+    static const uint32_t calls[3] = {10, 10, 1};
+    static const uint64_t ns[3] = {20000, 200000, 5000000};
+    double over[3][3], t0 = kg_now();
+    kg_judge_stage(j, "measuring the round trip of a timed batch (before loading the candidate)");
+    j->calibrated = 0;
+    j->m->allow_ms = -1;
+    for (int rep = 0; rep < 3; rep++)
+        for (int k = 0; k < 3; k++) {
+            kg_cmd c;
+            kg_rep r;
+            double wall = 0;
+            memset(&c, 0, sizeof c);
+            c.op = KG_OP_CALIBRATE;
+            c.n_calls = calls[k];
+            c.seed = ns[k];
+            if (kg_judge_call(j, &c, &r, &wall) != 0) return KG_V_L2;
+            /* refused (no context: LOAD reports it) or nonsense: the ping stays the allowance */
+            if (r.status != KG_ST_OK || !(r.ms >= 0) || r.ms > wall + 0.05) return -1;
+            over[k][rep] = wall - r.ms;
+        }
+    double a = 0;
+    for (int k = 0; k < 3; k++) {
+        double *o = over[k];
+        for (int x = 0; x < 3; x++)
+            for (int y = x + 1; y < 3; y++)
+                if (o[y] < o[x]) { double t = o[x]; o[x] = o[y]; o[y] = t; }
+        if (o[1] > a) a = o[1];
+    }
+    j->allow_ms = a > 2.0 ? 2.0 : a;
+    j->calibrated = 1;
+    j->t_io += kg_now() - t0;   /* a cost of the separate judge */
+    j->m->allow_ms = j->allow_ms;
+    return -1;
+}
+
+int kg_quiesce(const int *cmd_w, const int *rep_r, int *state, int n, double deadline)
+{
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        if (state[i] != 0) continue;
+        kg_cmd c;
+        memset(&c, 0, sizeof c);
+        c.magic = KG_CMD_MAGIC;
+        c.op = KG_OP_PING;
+        c.seq = KG_QUIESCE_SEQ;
+        if (cmd_w[i] < 0 || rep_r[i] < 0 || kg_write_all(cmd_w[i], &c, sizeof c) != 0) {
+            state[i] = -1;
+            failed++;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (state[i] != 0) continue;
+        kg_rep r;
+        if (kg_read_exact(rep_r[i], &r, sizeof r, deadline) == 0 && kg_rep_valid(&r, KG_QUIESCE_SEQ, NULL, 0) &&
+            r.status == KG_ST_OK)
+            state[i] = 1;
+        else {
+            state[i] = -1;
+            failed++;
+        }
+    }
+    return failed;
 }
 
 /* The round trip of an empty command, the least of three: the part of a

@@ -48,6 +48,8 @@ typedef struct {
     char reason[400];
     double cand_ms_mid, ref_ms_mid, cand_ms_large, ref_ms_large;
     double t_run;
+    double allow_ms;           /* the judge's round-trip allowance (-1: not calibrated) */
+    int wall_batches, timed_batches;   /* batches timed by the judge's clock, of all */
 } kg_dev_result;
 
 /* Nsight Compute figures of one kernel run (an L4 explained). */
@@ -77,6 +79,8 @@ typedef struct {
     double t_judge;            /* seconds the separate judge added (copies, protocol round trips) */
     char sandbox[400];         /* what the sandbox monitor recorded (attempts refused), if anything */
     double cand_ms_mid, ref_ms_mid, cand_ms_large, ref_ms_large;
+    double allow_ms;           /* the timing's round-trip allowance, ms (-1: not calibrated; 0: not timed) */
+    int wall_batches, timed_batches;   /* the candidate's batches that took the judge's figure, of all */
     /* second stage */
     int policy;                /* the run's policy (rules.h) */
     unsigned policy_stops;     /* bit p: policy p rejects it statically */

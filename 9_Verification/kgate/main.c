@@ -498,6 +498,7 @@ typedef struct {
     int scan_fd;               /* the scan's record pipe */
     int cmd_w[KG_MAX_DEV], rep_r[KG_MAX_DEV], shm_fd[KG_MAX_DEV];   /* the harnesses' channels */
     int h_dead[KG_MAX_DEV];    /* the harness ended before its session */
+    int h_ready[KG_MAX_DEV];   /* 1: past its start-up (answered the quiesce PING); -1: did not answer */
     kg_sb_result hrec[KG_MAX_DEV];
     int static_done, static_ok, compile_done, compile_ok, compile_needs_half, compile_needs_bf16;
     int cpp17;                 /* compiling as C++17 (else C++14, retried as 17 on failure) */
@@ -958,6 +959,9 @@ static void compose(kg_gate *g, kg_job *j, kg_cand *c, int d, kg_dev_result *r, 
     r->ref_ms_mid = m->ref_ms_mid;
     r->cand_ms_large = m->cand_ms_large;
     r->ref_ms_large = m->ref_ms_large;
+    r->allow_ms = m->allow_ms;
+    r->wall_batches = m->wall_batches;
+    r->timed_batches = m->timed_batches;
     c->t_judge += m->t_io;
     const char *stage = m->stage[0] ? m->stage : "starting";
     if (nv > 0) {
@@ -1092,6 +1096,9 @@ static void run_candidate(kg_gate *g, kg_job *j, kg_cand *c, int task_index)
             c->ref_ms_mid = c->dev[d].ref_ms_mid;
             c->cand_ms_large = c->dev[d].cand_ms_large;
             c->ref_ms_large = c->dev[d].ref_ms_large;
+            c->allow_ms = c->dev[d].allow_ms;
+            c->wall_batches = c->dev[d].wall_batches;
+            c->timed_batches = c->dev[d].timed_batches;
             break;
         }
     if (c->disagree) {
@@ -1501,6 +1508,43 @@ static int sandbox_gpu_checks(kg_gate *g, kg_sandbox *sb)
     return 0;
 }
 
+/* The GPU to this session alone (the H200 finding, README.md "Timing"):
+ * harnesses of other candidates in flight create their CUDA contexts while
+ * their candidates compile; before a session, wait until each has finished
+ * (it answers a PING only then). Nothing else of the run uses a GPU while
+ * the session runs: the loop admits nothing new meanwhile, nvcc and the scan
+ * use none, and finished harnesses are reaped before. A harness that does
+ * not answer within 60 s is stopped: its candidate gets L2. */
+static void quiesce_others(kg_gate *g, kg_job *jobs, int next, int self)
+{
+    int cw[64 * KG_MAX_DEV], rr[64 * KG_MAX_DEV], st[64 * KG_MAX_DEV], who[64 * KG_MAX_DEV], dev[64 * KG_MAX_DEV];
+    int n = 0;
+    for (int i = 0; i < next && n < 64 * KG_MAX_DEV - KG_MAX_DEV; i++) {
+        kg_job *k = &jobs[i];
+        if (i == self || (k->state != J_FLIGHT && k->state != J_READY)) continue;
+        for (int d = 0; d < g->n_dev; d++)
+            if (k->h_on[d] && !k->h_dead[d] && k->h_ready[d] == 0) {
+                cw[n] = k->cmd_w[d];
+                rr[n] = k->rep_r[d];
+                st[n] = 0;
+                who[n] = i;
+                dev[n++] = d;
+            }
+    }
+    if (!n) return;
+    kg_quiesce(cw, rr, st, n, kg_now() + 60);
+    for (int x = 0; x < n; x++) {
+        kg_job *k = &jobs[who[x]];
+        k->h_ready[dev[x]] = st[x];
+        if (st[x] < 0) {
+            kg_sb_kill(&k->harness[dev[x]]);
+            kg_sb_wait(&k->harness[dev[x]], kg_now() + 3, &k->hrec[dev[x]]);
+            k->h_on[dev[x]] = 0;
+            k->h_dead[dev[x]] = 1;
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* the reference under Nsight Compute (an L4 explained): the gate's own code */
@@ -1898,6 +1942,7 @@ int main(int argc, char **argv)
             int ti = 0;
             for (int k = 0; k < kg_task_count(); k++)
                 if (kg_task_at(k) == j->task) ti = k;
+            quiesce_others(&g, jobs, next, gpu);
             run_candidate(&g, j, c, ti);
             stop_job(&g, j);
             c->t_total = kg_now() - j->t0;

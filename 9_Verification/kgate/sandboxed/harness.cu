@@ -268,6 +268,26 @@ static void op_calls(const kg_cmd *c)
     reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, ms, NULL);
 }
 
+/* CALIBRATE: timed exactly as op_calls times a batch, but the calls are the
+ * gate's own delay kernel. Refused once anything is loaded: the judge only
+ * trusts what it measures here while no candidate code has run in this
+ * process (judge.h, "round-trip allowance"). */
+static void op_calibrate(const kg_cmd *c)
+{
+    if (H.fn || !H.ctx_ok) {
+        reply(c->seq, KG_ST_BAD_CMD, KG_AT_NONE, 0, 0, H.fn ? "calibration after LOAD" : "no context");
+        return;
+    }
+    HG(cudaEventRecord(H.e0, H.st), KG_AT_TIMING);
+    for (uint32_t i = 0; i < c->n_calls; i++) kg_delay<<<1, 1, 0, H.st>>>((unsigned long long)c->seed);
+    HG(cudaGetLastError(), KG_AT_TIMING);
+    HG(cudaEventRecord(H.e1, H.st), KG_AT_TIMING);
+    HG(cudaEventSynchronize(H.e1), KG_AT_SYNC);
+    float ms = 0;
+    HG(cudaEventElapsedTime(&ms, H.e0, H.e1), KG_AT_TIMING);
+    reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, ms, NULL);
+}
+
 static void op_fetch(const kg_cmd *c)
 {
     if (!H.out || H.t != kg_task_at(c->task)) {
@@ -427,6 +447,7 @@ int main(int argc, char **argv)
         case KG_OP_RELEASE: release(); reply(c.seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL); break;
         case KG_OP_PING: reply(c.seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL); break;
         case KG_OP_DRY: op_dry(&c); break;
+        case KG_OP_CALIBRATE: op_calibrate(&c); break;
         default: reply(c.seq, KG_ST_BAD_CMD, KG_AT_NONE, 0, 0, "unknown command"); break;
         }
     }
