@@ -1515,6 +1515,9 @@ static int sandbox_gpu_checks(kg_gate *g, kg_sandbox *sb)
  * the session runs: the loop admits nothing new meanwhile, nvcc and the scan
  * use none, and finished harnesses are reaped before. A harness that does
  * not answer within 60 s is stopped: its candidate gets L2. */
+static double quiesce_wait_s;   /* what the barrier cost, for the report */
+static int quiesce_waits;
+
 static void quiesce_others(kg_gate *g, kg_job *jobs, int next, int self)
 {
     int cw[64 * KG_MAX_DEV], rr[64 * KG_MAX_DEV], st[64 * KG_MAX_DEV], who[64 * KG_MAX_DEV], dev[64 * KG_MAX_DEV];
@@ -1532,7 +1535,10 @@ static void quiesce_others(kg_gate *g, kg_job *jobs, int next, int self)
             }
     }
     if (!n) return;
+    double t0 = kg_now();
     kg_quiesce(cw, rr, st, n, kg_now() + 60);
+    quiesce_wait_s += kg_now() - t0;
+    quiesce_waits++;
     for (int x = 0; x < n; x++) {
         kg_job *k = &jobs[who[x]];
         k->h_ready[dev[x]] = st[x];
@@ -2026,6 +2032,9 @@ int main(int argc, char **argv)
         }
     }
     for (int d = 0; d < g.n_dev; d++) kg_judge_stop(&g.dev[d].judge);
+    if (o.mode == MODE_FULL && quiesce_waits)
+        printf("# exclusive GPU: %d session(s) first waited for other harnesses to finish their start-up, "
+               "%.2f s in all\n", quiesce_waits, quiesce_wait_s);
 
     /* ---- L4 verdicts explained (after every verdict: they do not wait for it) ---- */
     if (explain) {
