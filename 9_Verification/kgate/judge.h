@@ -53,6 +53,7 @@ typedef struct {
      * timed batches took the judge's figure instead of the harness's */
     double allow_ms;
     int32_t wall_batches, timed_batches;
+    double rep_ms_mid, rep_ms_large;  /* the harness's own event times (median per call), for comparison */
     /* the first failing shape and its first mismatches (L3), for the feedback */
     char mm_shape[96];
     uint64_t mm_count;            /* wrong elements (of mm_checked) */

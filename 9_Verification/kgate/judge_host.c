@@ -39,7 +39,7 @@ int kg_judge_msg_valid(kg_judge_msg *m)
     if (m->lost < 0 || m->lost > 1 || m->timed_out < 0 || m->timed_out > 1) return 0;
     if (m->judge_failed < 0 || m->judge_failed > 1) return 0;
     double t[] = {m->cand_ms_mid, m->ref_ms_mid, m->cand_ms_large, m->ref_ms_large, m->t_io,
-                  m->t_session};
+                  m->t_session, m->rep_ms_mid, m->rep_ms_large};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!isfinite(t[i]) || t[i] < 0 || t[i] > 1e9) return 0;
     if (m->shapes_checked < 0 || m->shapes_checked > 100) return 0;

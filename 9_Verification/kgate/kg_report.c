@@ -222,9 +222,12 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
     if (c->ref_ms_large > 0)
         fprintf(f, ", large %.4g ms (reference %.4g ms, %.0f%%)", c->cand_ms_large,
                 c->ref_ms_large, 100.0 * c->ref_ms_large / c->cand_ms_large);
-    if (c->ref_ms_mid > 0 && c->wall_batches > 0)
-        fprintf(f, " [judge's clock in %d of %d batches, allowance %.3g ms]", c->wall_batches,
-                c->timed_batches, c->allow_ms);
+    if (c->ref_ms_mid > 0 && c->wall_batches > 0) {
+        fprintf(f, " [judge's clock in %d of %d batches, allowance %.3g ms; the harness reported mid %.4g ms",
+                c->wall_batches, c->timed_batches, c->allow_ms, c->rep_ms_mid);
+        if (c->rep_ms_large > 0) fprintf(f, ", large %.4g ms", c->rep_ms_large);
+        fprintf(f, "]");
+    }
     if (c->ref_ms_mid > 0) fprintf(f, "\n");
     for (int i = 0; i < c->n_hits && i < KG_CAND_HITS; i++) {
         const kg_rule_info *r = kg_rule_at(c->hits[i].rule);
@@ -545,6 +548,8 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
         jnum(f, "cand_ms_large", k->ref_ms_large > 0 ? k->cand_ms_large : NAN, 1);
         jnum(f, "ref_ms_large", k->ref_ms_large > 0 ? k->ref_ms_large : NAN, 1);
         jnum(f, "timing_allowance_ms", k->ref_ms_mid > 0 ? k->allow_ms : NAN, 1);
+        jnum(f, "harness_ms_mid", k->rep_ms_mid > 0 ? k->rep_ms_mid : NAN, 1);
+        jnum(f, "harness_ms_large", k->rep_ms_large > 0 ? k->rep_ms_large : NAN, 1);
         fprintf(f, "\"timing_batches\":%d,\"timing_batches_judge_clock\":%d,", k->timed_batches, k->wall_batches);
         jnum(f, "seconds_static", k->t_static, 1);
         jnum(f, "seconds_compile", k->t_compile, 1);

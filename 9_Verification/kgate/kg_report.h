@@ -50,6 +50,7 @@ typedef struct {
     double t_run;
     double allow_ms;           /* the judge's round-trip allowance (-1: not calibrated) */
     int wall_batches, timed_batches;   /* batches timed by the judge's clock, of all */
+    double rep_ms_mid, rep_ms_large;   /* the harness's own event times (median per call) */
 } kg_dev_result;
 
 /* Nsight Compute figures of one kernel run (an L4 explained). */
@@ -81,6 +82,7 @@ typedef struct {
     double cand_ms_mid, ref_ms_mid, cand_ms_large, ref_ms_large;
     double allow_ms;           /* the timing's round-trip allowance, ms (-1: not calibrated; 0: not timed) */
     int wall_batches, timed_batches;   /* the candidate's batches that took the judge's figure, of all */
+    double rep_ms_mid, rep_ms_large;   /* what the harness reported (median per call), 0: not timed in batches */
     /* second stage */
     int policy;                /* the run's policy (rules.h) */
     unsigned policy_stops;     /* bit p: policy p rejects it statically */

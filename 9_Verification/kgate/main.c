@@ -962,6 +962,8 @@ static void compose(kg_gate *g, kg_job *j, kg_cand *c, int d, kg_dev_result *r, 
     r->allow_ms = m->allow_ms;
     r->wall_batches = m->wall_batches;
     r->timed_batches = m->timed_batches;
+    r->rep_ms_mid = m->rep_ms_mid;
+    r->rep_ms_large = m->rep_ms_large;
     c->t_judge += m->t_io;
     const char *stage = m->stage[0] ? m->stage : "starting";
     if (nv > 0) {
@@ -1099,6 +1101,8 @@ static void run_candidate(kg_gate *g, kg_job *j, kg_cand *c, int task_index)
             c->allow_ms = c->dev[d].allow_ms;
             c->wall_batches = c->dev[d].wall_batches;
             c->timed_batches = c->dev[d].timed_batches;
+            c->rep_ms_mid = c->dev[d].rep_ms_mid;
+            c->rep_ms_large = c->dev[d].rep_ms_large;
             break;
         }
     if (c->disagree) {

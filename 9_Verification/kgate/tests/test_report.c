@@ -135,6 +135,18 @@ static void test_text_report(void **s)
     t = render(print_cand, &c[0], &len);
     assert_null(strstr(t, "MISMATCH"));
     free(t);
+    /* the timing line says when the judge's clock replaced the harness's figure */
+    t = render(print_cand, &c[1], &len);
+    assert_null(strstr(t, "judge's clock"));
+    free(t);
+    c[1].wall_batches = 2;
+    c[1].timed_batches = 7;
+    c[1].allow_ms = 0.21;
+    c[1].rep_ms_mid = 1.5;
+    t = render(print_cand, &c[1], &len);
+    if (!strstr(t, "[judge's clock in 2 of 7 batches, allowance 0.21 ms; the harness reported mid 1.5 ms]"))
+        fail_msg("timing line: %s", t);
+    free(t);
 }
 
 /* A verdict or label out of range (a forged record, a bug) is counted
@@ -232,6 +244,8 @@ static void test_json_report_valid(void **s)
     assert_non_null(strstr(buf, "\"interception\":1"));
     assert_non_null(strstr(buf, "\"label\":null"));
     assert_non_null(strstr(buf, "\"confusion\":{\"P0\":{"));
+    assert_non_null(strstr(buf, "\"timing_batches_judge_clock\":0"));
+    assert_non_null(strstr(buf, "\"timing_allowance_ms\":"));
     free(buf);
     /* no candidates at all: still one valid document */
     kg_summarize(c, 0, 0.0, &sm);
