@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 static const char *verdict_names[KG_V_COUNT] = {"P0", "L1", "L2", "L3", "L4",
-                                                 "PASS", "EXTERNAL", "STATIC-OK"};
+                                                 "PASS", "EXTERNAL", "STATIC-OK", "SKIPPED"};
 
 const char *kg_verdict_name(int v)
 {
@@ -112,6 +112,68 @@ void kg_first_error(const char *log, char *buf, size_t len)
     buf[n] = 0;
 }
 
+/* "dir/cand.cu" (the scratch copy, inside or outside the sandbox) is the
+ * candidate: name it as the user gave it. */
+static void unscratch(const char *in, size_t n, const char *display, char *out, size_t len)
+{
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%.*s", (int)(n < 590 ? n : 590), in);
+    char *c = strstr(tmp, "cand.cu");
+    if (c) {
+        char *start = c;
+        while (start > tmp && start[-1] != ' ' && start[-1] != '"' && start[-1] != '\'' && start[-1] != '(') start--;
+        snprintf(out, len, "%.*s%s%s", (int)(start - tmp), tmp, display, c + 7);
+    } else {
+        snprintf(out, len, "%s", tmp);
+    }
+}
+
+int kg_compile_errors(const char *log, const char *display, char out[][240], int max)
+{
+    int n = 0;
+    const char *p = log;
+    while (p && *p && n < max) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char line[600];
+        unscratch(p, len, display ? display : "candidate", line, sizeof line);
+        int is_err = (strstr(line, "error") != NULL || strstr(line, "fatal") != NULL) &&
+                     strncmp(line, "ptxas info", 10) != 0;
+        int count_line = 0;
+        {   /* "1 error detected in the compilation of ..." */
+            const char *q = line;
+            while (*q >= '0' && *q <= '9') q++;
+            count_line = q != line && (!strncmp(q, " error", 6));
+        }
+        if (is_err && !count_line) {
+            char file[300], rest[400];
+            int ln = 0, col = 0;
+            const char *paren = strstr(line, "): ");
+            const char *open = paren ? paren : NULL;
+            while (open && open > line && *open != '(') open--;
+            char one[240];
+            if (paren && open && open > line && sscanf(open + 1, "%d", &ln) == 1) {
+                snprintf(file, sizeof file, "%.*s", (int)(open - line), line);
+                snprintf(rest, sizeof rest, "%s", paren + 3);
+                snprintf(one, sizeof one, "%.100s:%d: %.130s", file, ln, rest);
+            } else if (sscanf(line, "%299[^:]:%d:%d: %399[^\n]", file, &ln, &col, rest) == 4) {
+                snprintf(one, sizeof one, "%.100s:%d: %.130s", file, ln, rest);
+            } else {
+                const char *t = line;
+                while (*t == ' ' || *t == '\t') t++;
+                snprintf(one, sizeof one, "%.239s", t);
+            }
+            /* the same message from a retry (C++17, another architecture) once */
+            int dup = 0;
+            for (int k = 0; k < n; k++) dup |= !strcmp(out[k], one);
+            if (!dup) snprintf(out[n++], 240, "%s", one);
+        }
+        if (!eol) break;
+        p = eol + 1;
+    }
+    return n;
+}
+
 int kg_needs_cpp17(const char *src)
 {
     /* CCCL (CUB, Thrust, libcu++) needs C++17 since CUDA 13; the rest are
@@ -126,10 +188,28 @@ int kg_needs_cpp17(const char *src)
 void kg_compile_argv(const char *nvcc, const char *arch, const char *cu, const char *so, int cublas,
                      int cpp17, const char **argv, char *archflag, size_t archlen)
 {
-    snprintf(archflag, archlen, "-arch=sm_%s", arch);
     int a = 0;
     argv[a++] = nvcc;
-    argv[a++] = archflag;
+    if (!strchr(arch, ',')) {
+        snprintf(archflag, archlen, "-arch=sm_%s", arch);
+        argv[a++] = archflag;
+    } else {
+        /* several architectures in one fat binary: -gencode per architecture
+         * (flags stored one after another in archflag) */
+        char list[128];
+        snprintf(list, sizeof list, "%s", arch);
+        size_t o = 0;
+        for (char *save = NULL, *t = strtok_r(list, ",", &save); t && a < 12; t = strtok_r(NULL, ",", &save)) {
+            int need = snprintf(NULL, 0, "arch=compute_%s,code=[sm_%s,compute_%s]", t, t, t) + 1;
+            if (o + 9 + (size_t)need > archlen) break;
+            memcpy(archflag + o, "-gencode", 9);
+            argv[a++] = archflag + o;
+            o += 9;
+            snprintf(archflag + o, (size_t)need, "arch=compute_%s,code=[sm_%s,compute_%s]", t, t, t);
+            argv[a++] = archflag + o;
+            o += (size_t)need;
+        }
+    }
     argv[a++] = "-O3";
     argv[a++] = cpp17 ? "-std=c++17" : "-std=c++14";
     argv[a++] = "-lineinfo";
@@ -305,5 +385,6 @@ int kg_probe_device(kg_probe_fn fn, int device, double timeout_s, kg_probe_msg *
     p->reason[sizeof p->reason - 1] = 0;
     if (p->ok != 0 && p->ok != 1) p->ok = 0;
     if (p->cc_major < 0 || p->cc_major > 99 || p->cc_minor < 0 || p->cc_minor > 9) p->ok = 0;
+    if (p->count < 0 || p->count > 64) p->count = p->ok ? 1 : 0;
     return 0;
 }

@@ -19,10 +19,13 @@ extern "C" {
 #endif
 
 /* Verdicts, in the order the confusion matrix prints them. KG_V_STATIC_OK is
- * what --static-only gives a candidate the static track does not reject. */
+ * what --static-only gives a candidate the static track does not reject;
+ * KG_V_SKIPPED what a candidate gets that this machine cannot judge (a
+ * PyTorch candidate where PyTorch is absent): neither stopped nor passed,
+ * and left out of the rates. */
 typedef enum {
     KG_V_P0, KG_V_L1, KG_V_L2, KG_V_L3, KG_V_L4, KG_V_PASS, KG_V_EXTERNAL, KG_V_STATIC_OK,
-    KG_V_COUNT
+    KG_V_SKIPPED, KG_V_COUNT
 } kg_verdict;
 
 const char *kg_verdict_name(int v);
@@ -46,8 +49,16 @@ int kg_parse_ptxas(const char *text, kg_ptxas *out);
  * the first non-empty line, into buf. */
 void kg_first_error(const char *log, char *buf, size_t len);
 
+/* The compiler's error lines of a log (at most max), each as
+ * "file:line: error: message", the scratch copy (…/cand.cu) renamed to
+ * `display` (the candidate's own file: the gate compiles it behind
+ * `#line 1 "display"`, so nvcc already names it). Returns the count. */
+int kg_compile_errors(const char *log, const char *display, char out[][240], int max);
+
 /* The nvcc command line that builds the shared object `so` from `cu` for
- * sm_<arch> (argv: at least 24 slots, NULL-terminated). cublas: link
+ * sm_<arch>, or for every architecture of a list "90,100" (one -gencode
+ * each, in one fat binary; archflag holds those flags, archlen >= 64 per
+ * architecture) (argv: at least 32 slots, NULL-terminated). cublas: link
  * -lcublas. cpp17: compile as C++17, else C++14, which nvcc 13 compiles
  * about 30% faster (the CUDA headers pull in less: 0.57 s against 0.82 s for
  * a small candidate here); the caller retries a failed C++14 compile as
@@ -64,6 +75,7 @@ char *kg_read_file(const char *path, size_t max, size_t *len);
 /* Device probe result, from a child too. */
 typedef struct {
     int ok;                    /* 1: a device was found */
+    int count;                 /* devices visible */
     int cc_major, cc_minor, sm_count;
     char name[128];
     char reason[192];          /* why not, when ok == 0 */

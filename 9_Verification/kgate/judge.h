@@ -48,6 +48,19 @@ typedef struct {
     int32_t shapes_checked;
     double t_io;                  /* seconds of data movement and protocol waits */
     double t_session;
+    /* how the candidate's times were bounded (kg_judge_bound): the round-trip
+     * allowance (ms; -1: not calibrated, the ping was used) and how many of the
+     * timed batches took the judge's figure instead of the harness's */
+    double allow_ms;
+    int32_t wall_batches, timed_batches;
+    double rep_ms_mid, rep_ms_large;  /* the harness's own event times (median per call), for comparison */
+    /* the first failing shape and its first mismatches (L3), for the feedback */
+    char mm_shape[96];
+    uint64_t mm_count;            /* wrong elements (of mm_checked) */
+    uint64_t mm_checked;
+    int32_t mm_n;                 /* 0..KG_MAX_MISMATCH */
+    int64_t mm_index[KG_MAX_MISMATCH];
+    double mm_expected[KG_MAX_MISMATCH], mm_got[KG_MAX_MISMATCH];
 } kg_judge_msg;
 
 /* 1 when well-formed (magic, verdict in range, strings NUL-terminated and
@@ -66,6 +79,8 @@ typedef struct {
     kg_judge_msg *m;
     double t_io;                  /* accumulated into m->t_io */
     double ping_ms;               /* the judge-measured round trip of an empty command */
+    int calibrated;               /* 1: allow_ms below was measured (kg_judge_calibrate) */
+    double allow_ms;              /* round trip of an honest batch beyond its GPU time */
     const char *(*err_name)(int); /* CUDA error names (the judge's own table) */
 } kg_judge;
 
@@ -77,6 +92,37 @@ void kg_judge_stage(kg_judge *j, const char *fmt, ...);
  * NULL) the judge-measured round trip. -1: the harness is lost (died, hung,
  * malformed reply): m->lost, m->timed_out and m->detail say so. */
 int kg_judge_call(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms);
+
+/* Timing the candidate as fairly as the reference (README.md, "Timing").
+ * The harness's CUDA-event time for a batch is what counts, as the judge's
+ * event time does for the reference, unless the judge's own clock
+ * contradicts it: more than the judge's wall time is tampering (L2); less
+ * than the wall time minus the round-trip allowance (by more than 5% or
+ * 0.05 ms) gives the judge's figure, wall - allowance. The allowance is
+ * what an honest batch costs beyond its GPU time (pipe hops, wake-ups, CUDA's
+ * submission and synchronisation): kg_judge_calibrate measures it in the
+ * same harness, before any candidate code is loaded there (so a candidate
+ * cannot inflate it), with batches of the gate's own delay kernel of three
+ * lengths (about 0.2, 2 and 5 ms), the median of three for each length,
+ * the largest of those (at most 2 ms). Uncalibrated, the least of three
+ * pings is the allowance (which undercounts: the H200 finding, README.md).
+ * *out: the figure to use; returns -1, or KG_V_L2 with the detail set. */
+int kg_judge_bound(kg_judge *j, double reported, double wall, double *out);
+/* -1 (calibrated, or not: then j->calibrated = 0), or KG_V_L2 when the
+ * harness is lost. Must come before kg_judge_load. */
+int kg_judge_calibrate(kg_judge *j);
+
+/* Exclusive GPU for a session: every other live harness of the run must be
+ * past its start-up (it answers a PING only after it has created its CUDA
+ * context), so no other process does GPU work while a candidate and its
+ * reference are timed. state[i]: 0 unknown (a PING is sent), 1 ready
+ * (skipped), -1 failed (skipped). Harnesses that do not answer a valid
+ * reply by the deadline get -1. Returns how many failed in this call. */
+#define KG_QUIESCE_SEQ 0x51554945u
+int kg_quiesce(const int *cmd_w, const int *rep_r, int *state, int n, double deadline);
+
+/* Record the first failing shape and its first mismatches in j->m. */
+void kg_judge_mismatches(kg_judge *j, const char *shape, size_t bad, size_t checked, const kg_mismatches *mm);
 
 /* The verdict for a reply whose status is not OK (detail set). */
 int kg_judge_status_verdict(kg_judge *j, const kg_rep *r);

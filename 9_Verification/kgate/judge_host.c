@@ -39,11 +39,18 @@ int kg_judge_msg_valid(kg_judge_msg *m)
     if (m->lost < 0 || m->lost > 1 || m->timed_out < 0 || m->timed_out > 1) return 0;
     if (m->judge_failed < 0 || m->judge_failed > 1) return 0;
     double t[] = {m->cand_ms_mid, m->ref_ms_mid, m->cand_ms_large, m->ref_ms_large, m->t_io,
-                  m->t_session};
+                  m->t_session, m->rep_ms_mid, m->rep_ms_large};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!isfinite(t[i]) || t[i] < 0 || t[i] > 1e9) return 0;
     if (m->shapes_checked < 0 || m->shapes_checked > 100) return 0;
-    return clean(m->stage, sizeof m->stage) && clean(m->detail, sizeof m->detail);
+    if (!isfinite(m->allow_ms) || m->allow_ms < -1 || m->allow_ms > 1e3) return 0;
+    if (m->wall_batches < 0 || m->timed_batches < 0 || m->wall_batches > m->timed_batches ||
+        m->timed_batches > 1000) return 0;
+    if (m->mm_n < 0 || m->mm_n > KG_MAX_MISMATCH || m->mm_count > m->mm_checked) return 0;
+    for (int i = 0; i < m->mm_n; i++)
+        if (m->mm_index[i] < 0) return 0;   /* the values may be NaN: the candidate's output */
+    return clean(m->stage, sizeof m->stage) && clean(m->detail, sizeof m->detail) &&
+           clean(m->mm_shape, sizeof m->mm_shape);
 }
 
 static void send_msg(kg_judge *j)
@@ -108,6 +115,21 @@ int kg_judge_call(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms)
     return 0;
 }
 
+void kg_judge_mismatches(kg_judge *j, const char *shape, size_t bad, size_t checked, const kg_mismatches *mm)
+{
+    kg_judge_msg *m = j->m;
+    snprintf(m->mm_shape, sizeof m->mm_shape, "%.95s", shape ? shape : "");
+    m->mm_count = bad;
+    m->mm_checked = checked < bad ? bad : checked;
+    m->mm_n = 0;
+    for (int i = 0; mm && i < mm->n && i < KG_MAX_MISMATCH; i++) {
+        m->mm_index[i] = mm->m[i].index < 0 ? 0 : mm->m[i].index;
+        m->mm_expected[i] = mm->m[i].expected;
+        m->mm_got[i] = mm->m[i].got;
+        m->mm_n++;
+    }
+}
+
 int kg_judge_status_verdict(kg_judge *j, const kg_rep *r)
 {
     const char *en = j->err_name ? j->err_name(r->cuda_err) : "CUDA error";
@@ -128,6 +150,9 @@ int kg_judge_status_verdict(kg_judge *j, const kg_rep *r)
         return KG_V_L2;
     case KG_ST_NO_DEVICE:
         snprintf(d, dl, "gate: the candidate's process could not create a CUDA context (%s)", en);
+        return KG_V_L2;
+    case KG_ST_CAND_ERROR:
+        snprintf(d, dl, "the candidate raised an error while %.100s: \"%.150s\"", j->m->stage, r->text);
         return KG_V_L2;
     default:
         j->m->lost = 1;
@@ -160,6 +185,88 @@ int kg_judge_dry(kg_judge *j)
     if (kg_judge_call(j, &c, &r, NULL) != 0) return KG_V_L2;
     if (r.status != KG_ST_OK) return kg_judge_status_verdict(j, &r);
     return -1;
+}
+
+int kg_judge_bound(kg_judge *j, double reported, double wall, double *out)
+{
+    if (!(reported >= 0) || reported > wall + 0.05) {
+        j->m->lost = 1;
+        snprintf(j->m->detail, sizeof j->m->detail,
+                 "protocol violation: the candidate's process reported %.4g ms for calls the judge saw "
+                 "take %.4g ms: tampering", reported, wall);
+        return KG_V_L2;
+    }
+    double allow = j->calibrated ? j->allow_ms : j->ping_ms;
+    double mine = wall - allow;
+    double slack = reported * 0.05 > 0.05 ? reported * 0.05 : 0.05;
+    *out = mine - reported > slack ? mine : reported;
+    return -1;
+}
+
+int kg_judge_calibrate(kg_judge *j)
+{
+    static const uint32_t calls[3] = {10, 10, 1};
+    static const uint64_t ns[3] = {20000, 200000, 5000000};
+    double over[3][3], t0 = kg_now();
+    kg_judge_stage(j, "measuring the round trip of a timed batch (before loading the candidate)");
+    j->calibrated = 0;
+    j->m->allow_ms = -1;
+    for (int rep = 0; rep < 3; rep++)
+        for (int k = 0; k < 3; k++) {
+            kg_cmd c;
+            kg_rep r;
+            double wall = 0;
+            memset(&c, 0, sizeof c);
+            c.op = KG_OP_CALIBRATE;
+            c.n_calls = calls[k];
+            c.seed = ns[k];
+            if (kg_judge_call(j, &c, &r, &wall) != 0) return KG_V_L2;
+            /* refused (no context: LOAD reports it) or nonsense: the ping stays the allowance */
+            if (r.status != KG_ST_OK || !(r.ms >= 0) || r.ms > wall + 0.05) return -1;
+            over[k][rep] = wall - r.ms;
+        }
+    double a = 0;
+    for (int k = 0; k < 3; k++) {
+        double *o = over[k];
+        for (int x = 0; x < 3; x++)
+            for (int y = x + 1; y < 3; y++)
+                if (o[y] < o[x]) { double t = o[x]; o[x] = o[y]; o[y] = t; }
+        if (o[1] > a) a = o[1];
+    }
+    j->allow_ms = a > 2.0 ? 2.0 : a;
+    j->calibrated = 1;
+    j->t_io += kg_now() - t0;   /* a cost of the separate judge */
+    j->m->allow_ms = j->allow_ms;
+    return -1;
+}
+
+int kg_quiesce(const int *cmd_w, const int *rep_r, int *state, int n, double deadline)
+{
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        if (state[i] != 0) continue;
+        kg_cmd c;
+        memset(&c, 0, sizeof c);
+        c.magic = KG_CMD_MAGIC;
+        c.op = KG_OP_PING;
+        c.seq = KG_QUIESCE_SEQ;
+        if (cmd_w[i] < 0 || rep_r[i] < 0 || kg_write_all(cmd_w[i], &c, sizeof c) != 0) {
+            state[i] = -1;
+            failed++;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (state[i] != 0) continue;
+        kg_rep r;
+        if (kg_read_exact(rep_r[i], &r, sizeof r, deadline) == 0 && kg_rep_valid(&r, KG_QUIESCE_SEQ, NULL, 0) &&
+            r.status == KG_ST_OK)
+            state[i] = 1;
+        else {
+            state[i] = -1;
+            failed++;
+        }
+    }
+    return failed;
 }
 
 /* The round trip of an empty command, the least of three: the part of a
@@ -252,14 +359,16 @@ int kg_judge_small(kg_judge *j, int idx, unsigned long long seed)
         j->t_io += kg_now() - t0;
         char msg[200];
         size_t bad;
+        kg_mismatches mm;
         if (t->prof == KG_PROF_INT) {
             unsigned refu[256];
             for (int i = 0; i < 256; i++) refu[i] = (unsigned)ref[i];
-            bad = kg_compare_u32((const unsigned *)out, refu, z.out, msg, sizeof msg);
+            bad = kg_compare_u32_mm((const unsigned *)out, refu, z.out, msg, sizeof msg, &mm);
         } else {
-            bad = kg_compare_f32(t, s, (const float *)out, ref, NULL, mag, 0.0, msg, sizeof msg);
+            bad = kg_compare_f32_mm(t, s, (const float *)out, ref, NULL, mag, 0.0, msg, sizeof msg, &mm);
         }
         if (bad) {
+            kg_judge_mismatches(j, shp, bad, z.out, &mm);
             snprintf(j->m->detail, sizeof j->m->detail,
                      "wrong result at %.80s (run %d): %zu of %zu elements; first: %.120s%s", shp, run + 1, bad,
                      z.out, msg, run == 1 ? " (run 1 passed: a result cached by pointer?)" : "");

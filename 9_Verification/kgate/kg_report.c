@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rules.h"
+
 static int split_tabs(char *line, char **f, int max)
 {
     int n = 0;
@@ -55,7 +57,7 @@ int kg_labels_parse(const char *text, kg_label *out, int max, char *err, size_t 
         }
         for (int i = 0; i < nf; i++) trim(f[i]);
         int v = kg_verdict_parse(f[2]);
-        if (v < 0 || v == KG_V_STATIC_OK) {
+        if (v < 0 || v == KG_V_STATIC_OK || v == KG_V_SKIPPED) {
             snprintf(err, errlen, "line %d: unknown verdict '%s' (P0 L1 L2 L3 L4 PASS EXTERNAL)",
                      lineno, f[2]);
             return -1;
@@ -106,6 +108,9 @@ void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s)
         free(ov);
         return;
     }
+    double *pt[KG_POLICY_COUNT];
+    int pn[KG_POLICY_COUNT] = {0};
+    for (int p = 0; p < KG_POLICY_COUNT; p++) pt[p] = (double *)malloc((n > 0 ? n : 1) * sizeof(double));
     for (int i = 0; i < n; i++) {
         t[i] = c[i].t_total;
         ov[i] = c[i].t_sandbox + c[i].t_judge;
@@ -114,6 +119,17 @@ void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s)
         int v = c[i].verdict, e = c[i].expected;
         if (v < 0 || v >= KG_V_COUNT) continue;
         s->verdict_count[v]++;
+        if (v == KG_V_SKIPPED) { s->skipped++; continue; }
+        s->disagreements += c[i].disagree != 0;
+        /* what each profile would have decided, and when */
+        for (int p = 0; p < KG_POLICY_COUNT; p++) {
+            int pv = kg_policy_verdict(&c[i], p);
+            if (pv < 0) { if (e >= 0 && e < KG_V_COUNT) s->pol_unknown[p]++; continue; }
+            if (pt[p]) pt[p][pn[p]++] = ((c[i].policy_stops >> p) & 1) ? c[i].t_static : c[i].t_total;
+            if (e < 0 || e >= KG_V_COUNT) continue;
+            if (kg_label_is_good(e)) s->pol_good_stopped[p] += kg_verdict_is_stop(pv);
+            else s->pol_bad_stopped[p] += kg_verdict_is_stop(pv);
+        }
         if (e < 0 || e >= KG_V_COUNT) continue;
         s->n_labeled++;
         s->m[e][v]++;
@@ -134,8 +150,44 @@ void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s)
         qsort(ov, (size_t)n, sizeof(double), cmp_double);
         s->median_overhead_s = n % 2 ? ov[n / 2] : 0.5 * (ov[n / 2 - 1] + ov[n / 2]);
     }
+    for (int p = 0; p < KG_POLICY_COUNT; p++) {
+        int m = pn[p];
+        s->pol_median_s[p] = NAN;
+        if (pt[p] && m > 0) {
+            qsort(pt[p], (size_t)m, sizeof(double), cmp_double);
+            s->pol_median_s[p] = m % 2 ? pt[p][m / 2] : 0.5 * (pt[p][m / 2 - 1] + pt[p][m / 2]);
+        }
+        free(pt[p]);
+    }
     free(t);
     free(ov);
+}
+
+int kg_policy_verdict(const kg_cand *c, int p)
+{
+    if (p < 0 || p >= KG_POLICY_COUNT || c->verdict < 0 || c->verdict >= KG_V_COUNT) return -1;
+    if ((c->policy_stops >> p) & 1) return KG_V_P0;
+    /* the run stopped it statically under its own policy: the dynamic
+     * verdict p would need is unknown */
+    if (c->verdict == KG_V_P0 && ((c->policy_stops >> c->policy) & 1)) return -1;
+    return c->verdict;
+}
+
+int kg_combine_devices(const int *v, int n, int *disagree)
+{
+    if (disagree) *disagree = 0;
+    if (n <= 0) return -1;
+    int all_same = 1, best = -1;
+    for (int i = 1; i < n; i++) all_same &= v[i] == v[0];
+    if (all_same) return v[0];
+    if (disagree) *disagree = 1;
+    for (int i = 0; i < n; i++)
+        if (kg_verdict_is_stop(v[i]) && (best < 0 || v[i] < best)) best = v[i];
+    if (best >= 0) return best;
+    /* no device stops it: PASS and EXTERNAL (or a skipped device) */
+    for (int i = 0; i < n; i++)
+        if (v[i] == KG_V_PASS || v[i] == KG_V_EXTERNAL) return v[i];
+    return v[0];
 }
 
 /* Strings of a record, printed only up to their field's size. */
@@ -170,7 +222,52 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
     if (c->ref_ms_large > 0)
         fprintf(f, ", large %.4g ms (reference %.4g ms, %.0f%%)", c->cand_ms_large,
                 c->ref_ms_large, 100.0 * c->ref_ms_large / c->cand_ms_large);
+    if (c->ref_ms_mid > 0 && c->wall_batches > 0) {
+        fprintf(f, " [judge's clock in %d of %d batches, allowance %.3g ms; the harness reported mid %.4g ms",
+                c->wall_batches, c->timed_batches, c->allow_ms, c->rep_ms_mid);
+        if (c->rep_ms_large > 0) fprintf(f, ", large %.4g ms", c->rep_ms_large);
+        fprintf(f, "]");
+    }
     if (c->ref_ms_mid > 0) fprintf(f, "\n");
+    for (int i = 0; i < c->n_hits && i < KG_CAND_HITS; i++) {
+        const kg_rule_info *r = kg_rule_at(c->hits[i].rule);
+        if (r && c->hits[i].eff <= 1)
+            fprintf(f, "    fix %s (P%d) at line %d: %s\n", r->id, c->hits[i].eff, c->hits[i].line, r->fix);
+    }
+    for (int i = 0; i < c->n_compile_errors && i < KG_MAX_COMPILE_ERRORS; i++)
+        fprintf(f, "    compile: %.*s\n", FIELD(c->compile_errors[i]));
+    if (c->mm_n > 0 || c->mm_count > 0) {
+        fprintf(f, "    first failure: %.*s: %llu of %llu wrong", FIELD(c->mm_shape), c->mm_count, c->mm_checked);
+        for (int i = 0; i < c->mm_n && i < 4; i++)
+            fprintf(f, "%s [%lld] expected %.7g got %.7g", i ? ";" : ":", c->mm_index[i], c->mm_expected[i], c->mm_got[i]);
+        fprintf(f, "\n");
+    }
+    if (c->n_dev > 1 || c->disagree)
+        for (int d = 0; d < c->n_dev && d < KG_MAX_DEV; d++)
+            fprintf(f, "    device %d (%.*s, sm_%.*s): %s%s%.*s\n", c->dev[d].device, FIELD(c->dev[d].name),
+                    FIELD(c->dev[d].arch), kg_verdict_name(c->dev[d].verdict), c->dev[d].reason[0] ? ": " : "",
+                    FIELD(c->dev[d].reason));
+    if (c->disagree) fprintf(f, "    DISAGREE: the devices gave different verdicts\n");
+    if (c->explained) {
+        const kg_ncu *k[2] = {&c->ncu_cand, &c->ncu_ref};
+        const char *who[2] = {"candidate", "reference"};
+        for (int i = 0; i < 2; i++) {
+            if (k[i]->ok)
+                fprintf(f, "    ncu %s: %.*s %.4g us, DRAM %.1f%% of peak, achieved occupancy %.1f%%, "
+                           "shared bank conflicts %.0f, top stall %.*s (%.2f)\n",
+                        who[i], FIELD(k[i]->kernel), k[i]->duration_us, k[i]->dram_pct, k[i]->occupancy_pct,
+                        k[i]->bank_conflicts, FIELD(k[i]->stall), k[i]->stall_ratio);
+            else
+                fprintf(f, "    ncu %s: not available (%.*s)\n", who[i], FIELD(k[i]->why));
+        }
+    }
+    if (c->policy_stops) {
+        fprintf(f, "    stopped statically under:");
+        for (int p = 0; p < KG_POLICY_COUNT; p++)
+            if ((c->policy_stops >> p) & 1) fprintf(f, " %s", kg_policy_name(p));
+        fprintf(f, "\n");
+    }
+    if (c->notes[0]) fprintf(f, "    note: %.*s\n", FIELD(c->notes));
     fprintf(f, "    seconds: static %.3f, compile %.3f, run %.3f, total (start to verdict) %.3f; "
                "overhead: sandbox %.3f, judge %.3f\n",
             c->t_static, c->t_compile, c->t_run, c->t_total, c->t_sandbox, c->t_judge);
@@ -188,7 +285,7 @@ void kg_print_summary(FILE *f, const kg_summary *s)
     for (int v = 0; v < KG_V_COUNT; v++) fprintf(f, " %9s", kg_verdict_name(v));
     fprintf(f, "\n");
     for (int e = 0; e < KG_V_COUNT; e++) {
-        if (e == KG_V_STATIC_OK) continue;
+        if (e == KG_V_STATIC_OK || e == KG_V_SKIPPED) continue;
         fprintf(f, "%-9s", kg_verdict_name(e));
         for (int v = 0; v < KG_V_COUNT; v++) fprintf(f, " %9d", s->m[e][v]);
         fprintf(f, "\n");
@@ -206,6 +303,18 @@ void kg_print_summary(FILE *f, const kg_summary *s)
     if (s->n)
         fprintf(f, "wall seconds: %.2f in all, %.3f per candidate\n", s->wall_s,
                 s->wall_s / s->n);
+    if (s->skipped) fprintf(f, "skipped (not judged on this machine, left out of the rates): %d\n", s->skipped);
+    if (s->disagreements) fprintf(f, "devices disagreed on %d candidate(s)\n", s->disagreements);
+    if (s->n_labeled > 0) {
+        fprintf(f, "policy profiles on this run (a laxer profile than the run's cannot know the dynamic "
+                   "verdict of what the run stopped statically):\n");
+        for (int p = 0; p < KG_POLICY_COUNT; p++) {
+            fprintf(f, "  %-9s interception %d / %d, false kills %d / %d, median %.3f s", kg_policy_name(p),
+                    s->pol_bad_stopped[p], s->bad, s->pol_good_stopped[p], s->good, s->pol_median_s[p]);
+            if (s->pol_unknown[p]) fprintf(f, " (%d candidate(s) undetermined)", s->pol_unknown[p]);
+            fprintf(f, "\n");
+        }
+    }
 }
 
 void kg_json_escape(const char *in, char *buf, size_t len)
@@ -252,6 +361,158 @@ static void jnum(FILE *f, const char *key, double v, int comma)
     else fprintf(f, "\"%s\":%.6g%s", key, v, comma ? "," : "");
 }
 
+static void jnum_text(FILE *f, const char *key, double v, int comma)
+{
+    char t[48];
+    snprintf(t, sizeof t, "%.7g", v);
+    jnum(f, key, v, 1);
+    jstr(f, key[0] == 'e' ? "expected_text" : "got_text", t, comma);
+}
+
+static void json_ncu(FILE *f, const char *key, const kg_ncu *k, int comma)
+{
+    fprintf(f, "\"%s\":{\"ok\":%s,", key, k->ok ? "true" : "false");
+    if (k->ok) {
+        jstr(f, "kernel", k->kernel, 1);
+        jnum(f, "duration_us", k->duration_us, 1);
+        jnum(f, "dram_throughput_pct", k->dram_pct, 1);
+        jnum(f, "achieved_occupancy_pct", k->occupancy_pct, 1);
+        jnum(f, "shared_bank_conflicts", k->bank_conflicts, 1);
+        jstr(f, "top_stall", k->stall, 1);
+        jnum(f, "top_stall_cycles_per_issue", k->stall_ratio, 0);
+    } else {
+        jstr(f, "why", k->why, 0);
+    }
+    fprintf(f, "}%s", comma ? "," : "");
+}
+
+/* The one-line advice that leads the feedback: what to do first. */
+static void next_step(const kg_cand *c, char *buf, size_t len)
+{
+    buf[0] = 0;
+    const kg_hit *best = NULL;
+    for (int i = 0; i < c->n_hits && i < KG_CAND_HITS; i++)
+        if (!best || c->hits[i].eff < best->eff) best = &c->hits[i];
+    const kg_rule_info *r = best ? kg_rule_at(best->rule) : NULL;
+    switch (c->verdict) {
+    case KG_V_P0:
+        if (r) snprintf(buf, len, "%s at line %d: %s", r->id, best->line, r->fix);
+        break;
+    case KG_V_L1:
+        if (c->n_compile_errors) snprintf(buf, len, "make it compile: %s", c->compile_errors[0]);
+        else snprintf(buf, len, "make it compile and load: %s", c->reason);
+        break;
+    case KG_V_L2:
+        snprintf(buf, len, "it failed at run time: %s", c->reason);
+        break;
+    case KG_V_L3:
+        if (c->mm_n > 0)
+            snprintf(buf, len, "wrong result at %s: element %lld should be %.7g, got %.7g%s%s", c->mm_shape,
+                     c->mm_index[0], c->mm_expected[0], c->mm_got[0], r && best->eff <= 1 ? "; check " : "",
+                     r && best->eff <= 1 ? r->id : "");
+        else snprintf(buf, len, "%s", c->reason);
+        break;
+    case KG_V_L4:
+        snprintf(buf, len, "make it faster: %s%s%s", c->reason, r ? "; hint: " : "", r ? r->fix : "");
+        break;
+    default:
+        if (r && best->eff <= 2) snprintf(buf, len, "accepted; to improve: %s at line %d: %s", r->id, best->line, r->fix);
+        break;
+    }
+}
+
+void kg_feedback_record(FILE *f, const kg_cand *c)
+{
+    char step[600];
+    next_step(c, step, sizeof step);
+    fprintf(f, "{");
+    jstr(f, "candidate", c->name, 1);
+    jstr(f, "task", c->task, 1);
+    jstr(f, "verdict", kg_verdict_name(c->verdict), 1);
+    fprintf(f, "\"stopped\":%s,", kg_verdict_is_stop(c->verdict) ? "true" : "false");
+    jstr(f, "next_step", step, 1);
+    jstr(f, "reason", c->reason, 1);
+    fprintf(f, "\"static\":[");
+    for (int i = 0; i < c->n_hits && i < KG_CAND_HITS; i++) {
+        const kg_rule_info *r = kg_rule_at(c->hits[i].rule);
+        if (!r) continue;
+        char sev[4];
+        snprintf(sev, sizeof sev, "P%d", c->hits[i].eff);
+        fprintf(f, "%s{", i ? "," : "");
+        jstr(f, "rule", r->id, 1);
+        jstr(f, "severity", sev, 1);
+        fprintf(f, "\"line\":%d,", c->hits[i].line);
+        jstr(f, "message", c->hits[i].msg, 1);
+        jstr(f, "fix", r->fix, 0);
+        fprintf(f, "}");
+    }
+    fprintf(f, "],");
+    if (c->hits_total > c->n_hits) fprintf(f, "\"static_not_listed\":%d,", c->hits_total - c->n_hits);
+    fprintf(f, "\"compile_errors\":[");
+    for (int i = 0; i < c->n_compile_errors && i < KG_MAX_COMPILE_ERRORS; i++) {
+        char b[600];
+        kg_json_escape(c->compile_errors[i], b, sizeof b);
+        fprintf(f, "%s\"%s\"", i ? "," : "", b);
+    }
+    fprintf(f, "],");
+    if (c->mm_n > 0 || c->mm_count > 0) {
+        fprintf(f, "\"first_failure\":{");
+        jstr(f, "shape", c->mm_shape, 1);
+        fprintf(f, "\"wrong\":%llu,\"checked\":%llu,\"mismatches\":[", c->mm_count, c->mm_checked);
+        for (int i = 0; i < c->mm_n && i < 4; i++) {
+            fprintf(f, "%s{\"index\":%lld,", i ? "," : "", c->mm_index[i]);
+            jnum_text(f, "expected", c->mm_expected[i], 1);
+            jnum_text(f, "got", c->mm_got[i], 0);
+            fprintf(f, "}");
+        }
+        fprintf(f, "]},");
+    } else {
+        fprintf(f, "\"first_failure\":null,");
+    }
+    if (c->ref_ms_mid > 0 && c->cand_ms_mid > 0) {
+        int large = c->ref_ms_large > 0 && c->cand_ms_large > 0;
+        double cm = large ? c->cand_ms_large : c->cand_ms_mid, rm = large ? c->ref_ms_large : c->ref_ms_mid;
+        fprintf(f, "\"performance\":{");
+        jstr(f, "size", large ? "large" : "mid", 1);
+        jnum(f, "candidate_ms", cm, 1);
+        jnum(f, "reference_ms", rm, 1);
+        jnum(f, "speed_vs_reference", rm / cm, 1);
+        jnum(f, "floor", 0.5, 0);
+        fprintf(f, "},");
+    } else {
+        fprintf(f, "\"performance\":null,");
+    }
+    if (c->explained) {
+        fprintf(f, "\"profile\":{");
+        json_ncu(f, "candidate", &c->ncu_cand, 1);
+        json_ncu(f, "reference", &c->ncu_ref, 0);
+        fprintf(f, "},");
+    }
+    if (c->n_dev > 1 || c->disagree) {
+        fprintf(f, "\"devices\":[");
+        for (int d = 0; d < c->n_dev && d < KG_MAX_DEV; d++) {
+            fprintf(f, "%s{\"device\":%d,", d ? "," : "", c->dev[d].device);
+            jstr(f, "name", c->dev[d].name, 1);
+            jstr(f, "arch", c->dev[d].arch, 1);
+            jstr(f, "verdict", kg_verdict_name(c->dev[d].verdict), 1);
+            jstr(f, "reason", c->dev[d].reason, 0);
+            fprintf(f, "}");
+        }
+        fprintf(f, "],\"disagree\":%s,", c->disagree ? "true" : "false");
+    }
+    jstr(f, "notes", c->notes, 0);
+    fprintf(f, "}");
+}
+
+int kg_write_feedback(FILE *f, const kg_cand *c, int n)
+{
+    for (int i = 0; i < n; i++) {
+        kg_feedback_record(f, &c[i]);
+        fprintf(f, "\n");
+    }
+    return ferror(f) ? -1 : 0;
+}
+
 int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
                   const kg_summary *s)
 {
@@ -260,6 +521,7 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
     jstr(f, "device", info->device, 1);
     jstr(f, "arch", info->arch, 1);
     jstr(f, "mode", info->mode, 1);
+    jstr(f, "policy", info->policy ? info->policy : "default", 1);
     fprintf(f, "\"seed\":%llu,\"candidates\":[\n", info->seed);
     for (int i = 0; i < n; i++) {
         const kg_cand *k = &c[i];
@@ -285,13 +547,22 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
         jnum(f, "ref_ms_mid", k->ref_ms_mid > 0 ? k->ref_ms_mid : NAN, 1);
         jnum(f, "cand_ms_large", k->ref_ms_large > 0 ? k->cand_ms_large : NAN, 1);
         jnum(f, "ref_ms_large", k->ref_ms_large > 0 ? k->ref_ms_large : NAN, 1);
+        jnum(f, "timing_allowance_ms", k->ref_ms_mid > 0 ? k->allow_ms : NAN, 1);
+        jnum(f, "harness_ms_mid", k->rep_ms_mid > 0 ? k->rep_ms_mid : NAN, 1);
+        jnum(f, "harness_ms_large", k->rep_ms_large > 0 ? k->rep_ms_large : NAN, 1);
+        fprintf(f, "\"timing_batches\":%d,\"timing_batches_judge_clock\":%d,", k->timed_batches, k->wall_batches);
         jnum(f, "seconds_static", k->t_static, 1);
         jnum(f, "seconds_compile", k->t_compile, 1);
         jnum(f, "seconds_run", k->t_run, 1);
         jnum(f, "seconds_total", k->t_total, 1);
         jnum(f, "seconds_sandbox", k->t_sandbox, 1);
         jnum(f, "seconds_judge", k->t_judge, 1);
-        jstr(f, "sandbox_events", k->sandbox, 0);
+        jstr(f, "sandbox_events", k->sandbox, 1);
+        fprintf(f, "\"is_torch\":%s,\"policy_stops\":{", k->is_torch ? "true" : "false");
+        for (int p = 0; p < KG_POLICY_COUNT; p++)
+            fprintf(f, "%s\"%s\":%s", p ? "," : "", kg_policy_name(p), ((k->policy_stops >> p) & 1) ? "true" : "false");
+        fprintf(f, "},\"feedback\":");
+        kg_feedback_record(f, k);
         fprintf(f, "}%s\n", i + 1 < n ? "," : "");
     }
     fprintf(f, "],\"summary\":{\"candidates\":%d,\"labeled\":%d,\"bad\":%d,\"bad_stopped\":%d,"
@@ -302,6 +573,14 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
     jnum(f, "median_seconds_per_candidate", s->median_s, 1);
     jnum(f, "median_overhead_seconds", s->median_overhead_s, 1);
     jnum(f, "wall_seconds", s->wall_s, 1);
+    fprintf(f, "\"skipped\":%d,\"disagreements\":%d,\"policies\":{", s->skipped, s->disagreements);
+    for (int p = 0; p < KG_POLICY_COUNT; p++) {
+        fprintf(f, "%s\"%s\":{\"bad_stopped\":%d,\"good_stopped\":%d,\"undetermined\":%d,", p ? "," : "",
+                kg_policy_name(p), s->pol_bad_stopped[p], s->pol_good_stopped[p], s->pol_unknown[p]);
+        jnum(f, "median_seconds", s->pol_median_s[p], 0);
+        fprintf(f, "}");
+    }
+    fprintf(f, "},");
     fprintf(f, "\"verdicts\":{");
     for (int v = 0; v < KG_V_COUNT; v++)
         fprintf(f, "\"%s\":%d%s", kg_verdict_name(v), s->verdict_count[v],
@@ -309,7 +588,7 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
     fprintf(f, "},\"confusion\":{");
     int first = 1;
     for (int e = 0; e < KG_V_COUNT; e++) {
-        if (e == KG_V_STATIC_OK) continue;
+        if (e == KG_V_STATIC_OK || e == KG_V_SKIPPED) continue;
         fprintf(f, "%s\"%s\":{", first ? "" : ",", kg_verdict_name(e));
         first = 0;
         for (int v = 0; v < KG_V_COUNT; v++)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "dynamic.h"
+#include "rules.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,6 +27,42 @@ typedef struct {
 int kg_labels_parse(const char *text, kg_label *out, int max, char *err, size_t errlen);
 const kg_label *kg_labels_find(const kg_label *l, int n, const char *file);
 
+#define KG_MAX_DEV 8
+#define KG_CAND_HITS 48
+#define KG_MAX_COMPILE_ERRORS 4
+
+/* One rule hit of the static track (from the scan's validated record). */
+typedef struct {
+    int rule;                  /* index in rules.c */
+    int sev, eff;              /* default severity, severity under the run's policy */
+    int line;
+    char msg[200];
+} kg_hit;
+
+/* The dynamic track on one device. */
+typedef struct {
+    int device;                /* CUDA device index */
+    char name[64];             /* its name */
+    char arch[8];              /* "90" */
+    int verdict;
+    char reason[400];
+    double cand_ms_mid, ref_ms_mid, cand_ms_large, ref_ms_large;
+    double t_run;
+    double allow_ms;           /* the judge's round-trip allowance (-1: not calibrated) */
+    int wall_batches, timed_batches;   /* batches timed by the judge's clock, of all */
+    double rep_ms_mid, rep_ms_large;   /* the harness's own event times (median per call) */
+} kg_dev_result;
+
+/* Nsight Compute figures of one kernel run (an L4 explained). */
+typedef struct {
+    int ok;                    /* 1: figures below; 0: why says why not */
+    char why[200];
+    char kernel[96];
+    double duration_us, dram_pct, occupancy_pct, bank_conflicts;
+    char stall[48];            /* the top stall reason ("long_scoreboard") */
+    double stall_ratio;        /* its cycles per issued instruction */
+} kg_ncu;
+
 typedef struct {
     char path[512];
     char name[256];            /* base name */
@@ -43,6 +80,27 @@ typedef struct {
     double t_judge;            /* seconds the separate judge added (copies, protocol round trips) */
     char sandbox[400];         /* what the sandbox monitor recorded (attempts refused), if anything */
     double cand_ms_mid, ref_ms_mid, cand_ms_large, ref_ms_large;
+    double allow_ms;           /* the timing's round-trip allowance, ms (-1: not calibrated; 0: not timed) */
+    int wall_batches, timed_batches;   /* the candidate's batches that took the judge's figure, of all */
+    double rep_ms_mid, rep_ms_large;   /* what the harness reported (median per call), 0: not timed in batches */
+    /* second stage */
+    int policy;                /* the run's policy (rules.h) */
+    unsigned policy_stops;     /* bit p: policy p rejects it statically */
+    int n_hits, hits_total;    /* hits kept, hits found */
+    kg_hit hits[KG_CAND_HITS];
+    int n_compile_errors;
+    char compile_errors[KG_MAX_COMPILE_ERRORS][240];   /* "name.md:13: error: ..." */
+    char mm_shape[96];         /* the first failing shape (L3) */
+    unsigned long long mm_count, mm_checked;
+    int mm_n;
+    long long mm_index[4];
+    double mm_expected[4], mm_got[4];
+    int n_dev, disagree;       /* the device matrix; disagree: devices gave different verdicts */
+    kg_dev_result dev[KG_MAX_DEV];
+    kg_ncu ncu_cand, ncu_ref;  /* an L4 explained (ok or why not) */
+    int explained;             /* 1: an explanation was attempted */
+    int is_torch;
+    char notes[300];           /* repairs, a byte-order mark, a label that disagrees */
 } kg_cand;
 
 typedef struct {
@@ -54,6 +112,13 @@ typedef struct {
     double median_s, wall_s;         /* median total seconds per candidate; whole run */
     double median_overhead_s;        /* median of t_sandbox + t_judge */
     int verdict_count[KG_V_COUNT];
+    int skipped, disagreements;
+    /* what each policy profile would have decided on this run (rules.h):
+     * exact for the run's policy and the stricter ones; a laxer one cannot
+     * know the dynamic verdict of a candidate the run stopped statically
+     * (counted in pol_unknown) */
+    int pol_bad_stopped[4], pol_good_stopped[4], pol_unknown[4];
+    double pol_median_s[4];
 } kg_summary;
 
 /* In a partial run (--static-only: P0; --compile-only, --dry-run: P0, L1)
@@ -69,13 +134,31 @@ void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s);
 void kg_print_candidate(FILE *f, const kg_cand *c);
 void kg_print_summary(FILE *f, const kg_summary *s);
 
+/* The device matrix: the final verdict of per-device verdicts. All equal:
+ * that one. Otherwise the candidate is stopped if any device stops it (the
+ * first stop verdict in P0, L1 .. L4 order wins) and *disagree is set. */
+int kg_combine_devices(const int *verdicts, int n, int *disagree);
+
+/* Under policy p, the verdict of a candidate of a run under run_policy:
+ * P0 when p stops it statically, its verdict when the run judged it past
+ * the static track, -1 when unknown (p is laxer than the run's policy and
+ * the run stopped it statically). */
+int kg_policy_verdict(const kg_cand *c, int p);
+
 typedef struct {
     const char *sandbox;       /* the sandbox line printed at the start */
     const char *device;        /* device name, or "none (static only)" */
     const char *arch;
     const char *mode;          /* "full" | "static-only" | "no-timing" */
     unsigned long long seed;
+    const char *policy;        /* "default" ... */
 } kg_run_info;
+
+/* The generator's feedback: one JSON object per line and candidate,
+ * designed to be pasted into an LLM prompt (README.md, "Feedback"). */
+int kg_write_feedback(FILE *f, const kg_cand *c, int n);
+/* One candidate's record (the same object), into f. */
+void kg_feedback_record(FILE *f, const kg_cand *c);
 
 /* The whole report as one JSON document. Returns 0, -1 on a write error. */
 int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,

@@ -8,7 +8,8 @@
  * is line N of the Markdown file and compiler messages point at the answer.
  * Any other file is taken as it is.
  *
- * Bad input gives NULL and a reason, never a crash: a missing or unreadable
+ * A leading UTF-8 byte-order mark is dropped (the gate reports it:
+ * kg_file_has_bom). Bad input gives NULL and a reason, never a crash: a missing or unreadable
  * file, an empty file (or only white space), a file larger than max_bytes
  * (0 means KG_DEFAULT_MAX_BYTES, 1 MiB), binary data (NUL bytes or many
  * control characters), and a Markdown answer without a tagged code block.
@@ -172,6 +173,11 @@ char *kg_load_candidate(const char *path, size_t max_bytes, char *err, size_t er
         return NULL;
     }
     buf[n] = '\0';
+    if (n >= 3 && (unsigned char)buf[0] == 0xEF && (unsigned char)buf[1] == 0xBB &&
+        (unsigned char)buf[2] == 0xBF) {   /* a UTF-8 byte-order mark: not code (kg_file_has_bom reports it) */
+        memmove(buf, buf + 3, n - 2);
+        n -= 3;
+    }
 
     size_t ws = 0, ctrl = 0;
     for (size_t i = 0; i < n; i++) {
@@ -200,4 +206,14 @@ char *kg_load_candidate(const char *path, size_t max_bytes, char *err, size_t er
         return code;
     }
     return buf;
+}
+
+int kg_file_has_bom(const char *path)
+{
+    unsigned char b[3] = {0, 0, 0};
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f) return 0;
+    size_t n = fread(b, 1, 3, f);
+    fclose(f);
+    return n == 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF;
 }

@@ -21,15 +21,45 @@
 
 char *kg_static_fixed_source(const char *source, const kg_static_result *r)
 {
-    static const char half_inc[] = "#include <cuda_fp16.h>\n#line 1\n";
+    static const char half_inc[] = "#include <cuda_fp16.h>\n", bf16_inc[] = "#include <cuda_bf16.h>\n",
+                      line1[] = "#line 1\n";
     if (!source) return NULL;
-    size_t n = strlen(source);
-    int add = r && r->needs_half_header;
-    size_t extra = add ? sizeof half_inc - 1 : 0;
-    char *out = malloc(n + extra + 1);
+    int half = r && r->needs_half_header, bf16 = r && r->needs_bf16_header;
+    size_t n = strlen(source), o = 0;
+    char *out = malloc(n + sizeof half_inc + sizeof bf16_inc + sizeof line1 + 1);
     if (!out) return NULL;
-    if (add) memcpy(out, half_inc, extra);
-    memcpy(out + extra, source, n + 1);
+    if (half) { memcpy(out + o, half_inc, sizeof half_inc - 1); o += sizeof half_inc - 1; }
+    if (bf16) { memcpy(out + o, bf16_inc, sizeof bf16_inc - 1); o += sizeof bf16_inc - 1; }
+    if (half || bf16) { memcpy(out + o, line1, sizeof line1 - 1); o += sizeof line1 - 1; }
+    memcpy(out + o, source, n + 1);
+    return out;
+}
+
+int kg_is_torch_source(const char *src)
+{
+    static const char *const marks[] = {"<torch/", "\"torch/", "<ATen/", "torch::Tensor", "at::Tensor",
+                                        "torch/extension.h", NULL};
+    for (int i = 0; src && marks[i]; i++)
+        if (strstr(src, marks[i])) return 1;
+    return 0;
+}
+
+char *kg_compile_source(const char *source, const char *display_name, int half, int bf16)
+{
+    if (!source) return NULL;
+    char name[600];
+    size_t k = 0;
+    for (const char *p = display_name ? display_name : "candidate"; *p && k + 1 < sizeof name; p++) {
+        unsigned char c = (unsigned char)*p;
+        name[k++] = (c < 0x20 || c == 0x7f || c == '"' || c == '\\') ? '_' : (char)c;
+    }
+    name[k] = 0;
+    size_t n = strlen(source);
+    char *out = malloc(n + k + 128);
+    if (!out) return NULL;
+    int o = sprintf(out, "%s%s#line 1 \"%s\"\n", half ? "#include <cuda_fp16.h>\n" : "",
+                    bf16 ? "#include <cuda_bf16.h>\n" : "", name);
+    memcpy(out + o, source, n + 1);
     return out;
 }
 
@@ -177,39 +207,61 @@ int kg_include_check(const char *src, char *why, size_t len, int *line_out)
 
 int kg_static_worst(const kg_static_result *r)
 {
+    return kg_static_worst_policy(r, KG_POLICY_DEFAULT);
+}
+
+int kg_static_worst_policy(const kg_static_result *r, int policy)
+{
     int w = 3;
-    for (int i = 0; r && i < r->n; i++)
-        if ((int)r->items[i].sev < w) w = (int)r->items[i].sev;
+    for (int i = 0; r && i < r->n; i++) {
+        int s = kg_policy_sev(policy, kg_rule_index(r->items[i].rule), (int)r->items[i].sev);
+        if (s < w) w = s;
+    }
     return w;
 }
 
-
-void kg_static_msg_from(const kg_static_result *r, int rc, kg_static_msg *m)
+void kg_static_msg_from(const kg_static_result *r, int rc, int policy, kg_static_msg *m)
 {
     memset(m, 0, sizeof *m);
     m->magic = KG_STATIC_MSG_MAGIC;
     m->rc = rc;
-    m->worst = kg_static_worst(r);
+    m->policy = policy >= 0 && policy < KG_POLICY_COUNT ? policy : KG_POLICY_DEFAULT;
+    m->worst = kg_static_worst_policy(r, m->policy);
     m->parsed = r->parsed;
     m->is_external = r->is_external;
     m->needs_half = r->needs_half_header;
-    size_t o = 0;
-    for (int i = 0; i < r->n; i++) {
-        const kg_finding *f = &r->items[i];
-        if (f->sev == KG_P0) m->n_p0++;
-        else if (f->sev == KG_P1) m->n_p1++;
-        else m->n_p2++;
-        if (o + 48 < sizeof m->rules)
-            o += (size_t)snprintf(m->rules + o, sizeof m->rules - o, "%s%s(P%d)@%d", o ? " " : "",
-                                  f->rule, (int)f->sev, f->line);
-    }
+    m->needs_bf16 = r->needs_bf16_header;
+    m->is_torch = r->is_torch;
+    /* findings that decide (P0 under the policy) first, so a full record
+     * never loses the one that rejected */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < r->n; i++) {
+            const kg_finding *f = &r->items[i];
+            int ri = kg_rule_index(f->rule);
+            if (ri < 0) continue;
+            int eff = kg_policy_sev(m->policy, ri, (int)f->sev);
+            if ((eff == 0) != (pass == 0)) continue;
+            if (eff == 0) m->n_p0++;
+            else if (eff == 1) m->n_p1++;
+            else m->n_p2++;
+            if (m->n_hits < KG_MSG_HITS) {
+                kg_static_hit *h = &m->hits[m->n_hits++];
+                h->rule = (uint16_t)ri;
+                h->sev = (uint8_t)f->sev;
+                h->eff = (uint8_t)eff;
+                h->line = f->line;
+                snprintf(h->msg, sizeof h->msg, "%.199s", f->message);
+            }
+        }
     snprintf(m->parse_error, sizeof m->parse_error, "%s", r->parse_error);
-    for (int k = 0; k < r->n; k++)
-        if (r->items[k].sev == KG_P0) {
+    for (int k = 0; k < r->n; k++) {
+        int ri = kg_rule_index(r->items[k].rule);
+        if (ri >= 0 && kg_policy_sev(m->policy, ri, (int)r->items[k].sev) == 0) {
             snprintf(m->reason, sizeof m->reason, "%s at line %d: %.300s", r->items[k].rule,
                      r->items[k].line, r->items[k].message);
             break;
         }
+    }
 }
 
 /* Every string NUL-terminated inside its field, printable (a record from a
@@ -229,11 +281,19 @@ int kg_static_msg_valid(kg_static_msg *m)
     if (m->rc < -1 || m->rc > 0) return 0;
     if (m->worst < 0 || m->worst > 3) return 0;
     if (m->parsed < 0 || m->parsed > 1 || m->is_external < 0 || m->is_external > 1) return 0;
-    if (m->needs_half < 0 || m->needs_half > 1) return 0;
+    if (m->needs_half < 0 || m->needs_half > 1 || m->needs_bf16 < 0 || m->needs_bf16 > 1) return 0;
+    if (m->is_torch < 0 || m->is_torch > 1 || m->policy < 0 || m->policy >= KG_POLICY_COUNT) return 0;
     if (m->n_p0 < 0 || m->n_p1 < 0 || m->n_p2 < 0 || m->n_p0 > 1000 || m->n_p1 > 1000 ||
         m->n_p2 > 1000)
         return 0;
+    if (m->n_hits < 0 || m->n_hits > KG_MSG_HITS || m->n_hits > m->n_p0 + m->n_p1 + m->n_p2) return 0;
     if ((m->worst == 0) != (m->n_p0 > 0)) return 0;
-    return clean_str(m->rules, sizeof m->rules) && clean_str(m->reason, sizeof m->reason) &&
-           clean_str(m->parse_error, sizeof m->parse_error);
+    for (int i = 0; i < m->n_hits; i++) {
+        kg_static_hit *h = &m->hits[i];
+        if ((int)h->rule >= kg_rule_count() || h->sev > 2 || h->eff > 2) return 0;
+        if (h->line < 0 || h->line > 10000000) return 0;
+        if (kg_policy_sev(m->policy, h->rule, h->sev) != h->eff) return 0;
+        if (!clean_str(h->msg, sizeof h->msg)) return 0;
+    }
+    return clean_str(m->reason, sizeof m->reason) && clean_str(m->parse_error, sizeof m->parse_error);
 }

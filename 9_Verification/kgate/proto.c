@@ -92,6 +92,8 @@ int kg_cmd_valid(const kg_cmd *c, size_t shm_bytes)
     if (c->magic != KG_CMD_MAGIC || c->op < KG_OP_LOAD || c->op >= KG_OP_COUNT) return 0;
     if (c->op == KG_OP_LOAD || c->op == KG_OP_PING || c->op == KG_OP_DRY || c->op == KG_OP_RELEASE)
         return 1;
+    if (c->op == KG_OP_CALIBRATE)
+        return c->n_calls >= 1 && c->n_calls <= KG_MAX_BATCH && c->seed >= 1 && c->seed <= KG_CALIB_MAX_NS;
     const kg_task *t = kg_task_at(c->task);
     if (!t) return 0;
     for (int i = 0; i < 3; i++)

@@ -37,6 +37,7 @@ extern "C" {
 #define KG_POOL_STEP 64        /* input offsets of timed calls: multiples of 64 elements (256 B) */
 #define KG_POOL_SLOTS 64       /* ... out of 64 positions: the pool is n + 64*64 elements */
 #define KG_SAMPLE 65536        /* output elements checked after each timed batch */
+#define KG_CALIB_MAX_NS 20000000ULL /* CALIBRATE: at most 20 ms per delay kernel */
 
 /* Harness fds: 3 commands (read), 4 replies (write), 5 the shared memory. */
 #define KG_FD_CMD 3
@@ -54,6 +55,8 @@ typedef enum {
     KG_OP_RELEASE,     /* free the mid/large buffers */
     KG_OP_PING,        /* nothing: the judge measures a round trip */
     KG_OP_DRY,         /* no GPU: call launch once with null pointers (sandbox tests) */
+    KG_OP_CALIBRATE,   /* before LOAD only: n_calls of the gate's delay kernel, seed ns each,
+                        * timed like BATCH (the judge's round-trip allowance, see judge.h) */
     KG_OP_COUNT
 } kg_op;
 
@@ -74,6 +77,7 @@ typedef enum {
     KG_ST_NO_LAUNCH,       /* no extern "C" launch */
     KG_ST_BAD_CMD,         /* the harness refused a command */
     KG_ST_NO_DEVICE,       /* no CUDA context (text) */
+    KG_ST_CAND_ERROR,      /* the candidate reported an error (a PyTorch exception: text) */
     KG_ST_COUNT
 } kg_status;
 

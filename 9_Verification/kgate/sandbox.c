@@ -161,6 +161,7 @@ typedef struct {
     char scratch_host[PATH_MAX];
     kg_sb_result *r;
     int execs;                     /* the stub's own exec of the target is expected */
+    int in_startup;                /* 1 until the target's start-up mark (spec->startup_mark) */
 } mon_ctx;
 
 static void add_event(kg_sb_result *r, int violation, const char *fmt, ...)
@@ -172,6 +173,18 @@ static void add_event(kg_sb_result *r, int violation, const char *fmt, ...)
     va_end(ap);
     r->n_events++;
     if (violation) r->n_violations++;
+    else if (strstr(msg, KG_SB_STARTUP_TAG)) {
+        /* start-up events take at most two slots: a candidate's violations
+         * must always find room */
+        r->n_startup++;
+        int used = 0;
+        for (int i = 0; i < KG_SB_EVENTS && r->events[i][0]; i++)
+            if (strstr(r->events[i], KG_SB_STARTUP_TAG)) {
+                used++;
+                if (strcmp(r->events[i], msg) == 0) { r->counts[i]++; return; }
+            }
+        if (used >= 2) return;
+    }
     for (int i = 0; i < KG_SB_EVENTS && r->events[i][0]; i++)
         if (strcmp(r->events[i], msg) == 0) {
             r->counts[i]++;
@@ -187,6 +200,19 @@ static void add_event(kg_sb_result *r, int violation, const char *fmt, ...)
 }
 
 #if KG_HAVE_NOTIF
+/* An event seen by the monitor: before the target's start-up mark it is the
+ * harness's own start-up (tagged, never a violation). */
+static void mon_event(mon_ctx *m, int violation, const char *fmt, ...)
+{
+    char msg[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (m->in_startup) add_event(m->r, 0, "%.130s%s", msg, KG_SB_STARTUP_TAG);
+    else add_event(m->r, violation, "%s", msg);
+}
+
 /* Read a NUL-terminated string from the target, page by page (a string near
  * the end of a mapping must not fail the whole read). */
 static int read_str(pid_t pid, unsigned long long addr, char *buf, size_t len)
@@ -398,7 +424,7 @@ static void handle(mon_ctx *m, struct seccomp_notif *req, struct seccomp_notif_r
     if (dn) {
         resp->flags = 0;
         resp->error = (nr >= 425 && nr <= 427) ? -ENOSYS : -EPERM;
-        add_event(r, 1, "%s (denied)", dn);
+        mon_event(m, 1, "%s (denied)", dn);
         return;
     }
     /* paths: (dirfd, path) pairs, or a plain path */
@@ -434,13 +460,18 @@ static void handle(mon_ctx *m, struct seccomp_notif *req, struct seccomp_notif_r
         /* a symlink's target is text, not a place: judge where it is made */
         int check_a = !(nr == SYS_symlink || nr == SYS_symlinkat);
         if (read_str(pid, pa, raw, sizeof raw) != 0) return;
+        if (m->in_startup && (nr == SYS_unlink || nr == SYS_unlinkat) && !strcmp(raw, KG_SB_STARTUP_MARK)) {
+            m->in_startup = 0;   /* the first mark only: it never comes back */
+            r->startup_marked = 1;
+            return;
+        }
         resolve(m, pid, dirfd, raw, p1);
         p2[0] = 0;
         if (pb && read_str(pid, pb, raw, sizeof raw) == 0) resolve(m, pid, dirfd2, raw, p2);
         int bad1 = check_a && !writable(m, p1);
         int bad2 = p2[0] && !writable(m, p2);
         if (bad1 || bad2)
-            add_event(r, 1, "%s %.120s refused (outside its writable folders)", what, bad1 ? p1 : p2);
+            mon_event(m, 1, "%s %.120s refused (outside its writable folders)", what, bad1 ? p1 : p2);
         return;
     }
     switch (nr) {
@@ -459,23 +490,23 @@ static void handle(mon_ctx *m, struct seccomp_notif *req, struct seccomp_notif_r
         int inet;
         sockaddr_text(pid, addr, len, t, sizeof t, &inet);
         /* unix sockets: the driver may look for its daemons; none is bound in */
-        if (inet) add_event(r, 1, "%s %s refused (no network)",
+        if (inet) mon_event(m, 1, "%s %s refused (no network)",
                             nr == SYS_connect ? "connect to" : "send to", t);
         return;
     }
     case SYS_kill: case SYS_tkill: case SYS_tgkill: case SYS_rt_sigqueueinfo:
     case SYS_rt_tgsigqueueinfo: case SYS_pidfd_send_signal: {
         if (nr == SYS_pidfd_send_signal) {
-            add_event(r, 1, "signal %d through a pidfd", (int)a[1]);
+            mon_event(m, 1, "signal %d through a pidfd", (int)a[1]);
             return;
         }
         long target = (long)(int)a[0];
         int sig = (int)(nr == SYS_tgkill || nr == SYS_rt_tgsigqueueinfo ? a[2] : a[1]);
         long self = inner_tgid(pid);
         if (target == self || (nr == SYS_tgkill && (long)(int)a[0] == self) || target == 0) return;
-        if (target == -1) add_event(r, 1, "signal %d to every process it can see (only its own sandbox)", sig);
-        else if (target == 1) add_event(r, 1, "signal %d to pid 1, its parent (the sandbox's init; the gate is out of reach)", sig);
-        else add_event(r, 1, "signal %d to another process (only its own sandbox is visible)", sig);
+        if (target == -1) mon_event(m, 1, "signal %d to every process it can see (only its own sandbox)", sig);
+        else if (target == 1) mon_event(m, 1, "signal %d to pid 1, its parent (the sandbox's init; the gate is out of reach)", sig);
+        else mon_event(m, 1, "signal %d to another process (only its own sandbox is visible)", sig);
         return;
     }
     case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork: {
@@ -488,10 +519,10 @@ static void handle(mon_ctx *m, struct seccomp_notif *req, struct seccomp_notif_r
             /* CLONE_NEWUSER/NEWPID/NEWNET/NEWIPC/NEWUTS/NEWCGROUP/NEWNS */
             resp->flags = 0;
             resp->error = -EPERM;
-            add_event(r, 1, "new namespaces (denied)");
+            mon_event(m, 1, "new namespaces (denied)");
             return;
         }
-        if (harness) add_event(r, 1, "process creation (fork)");
+        if (harness) mon_event(m, 1, "process creation (fork)");
         return;
     }
     case SYS_execve: case SYS_execveat: {
@@ -499,11 +530,11 @@ static void handle(mon_ctx *m, struct seccomp_notif *req, struct seccomp_notif_r
         if (!harness) return;
         unsigned long long pp = nr == SYS_execve ? a[0] : a[1];
         if (read_str(pid, pp, raw, sizeof raw) != 0) snprintf(raw, sizeof raw, "?");
-        add_event(r, 1, "exec of %.120s", raw);
+        mon_event(m, 1, "exec of %.120s", raw);
         return;
     }
     case SYS_setsid:
-        if (harness) add_event(r, 1, "setsid() (a new session: still inside its PID namespace)");
+        if (harness) mon_event(m, 1, "setsid() (a new session: still inside its PID namespace)");
         return;
     default:
         return;
@@ -697,6 +728,7 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
     m.kind = s->kind;
     m.scratch_rw = s->scratch_rw;
     m.r = &r;
+    m.in_startup = s->startup_mark && s->kind == KG_SB_HARNESS;
     if (s->scratch && real_path_into(s->scratch, m.scratch_host, sizeof m.scratch_host) != 0) m.scratch_host[0] = 0;
     double t0 = kg_now();
 
@@ -931,6 +963,8 @@ int kg_sb_result_valid(const kg_sb_result *r)
 {
     if (r->magic != KG_SB_MAGIC) return 0;
     if (r->n_events < 0 || r->n_violations < 0 || r->n_violations > r->n_events) return 0;
+    if (r->n_startup < 0 || r->n_startup > r->n_events - r->n_violations) return 0;
+    if (r->startup_marked < 0 || r->startup_marked > 1) return 0;
     if (r->term_signal < 0 || r->term_signal > 64) return 0;
     if (memchr(r->stub_msg, 0, sizeof r->stub_msg) == NULL) return 0;
     for (int i = 0; i < KG_SB_EVENTS; i++)

@@ -85,7 +85,20 @@ typedef struct {
     kg_limits lim;
     const char *env[8];           /* extra "NAME=value" */
     int n_env;
+    int startup_mark;             /* 1: the target marks the end of its own start-up (below) */
 } kg_sb_spec;
+
+/* The end of a target's own start-up. The harness deletes this path (nothing
+ * exists there) once, after its CUDA start-up and before it loads any
+ * candidate code. For a spec with startup_mark, what the monitor sees before
+ * the first such delete is the harness's own doing (CUDA's start-up, the
+ * loader's): recorded as a start-up event, never a violation, so it can never
+ * become a candidate's verdict. Only the first mark counts: later code
+ * cannot move the boundary back, and a later delete of the path is an
+ * ordinary refused delete. Without the mark every event counts as before. */
+#define KG_SB_STARTUP_MARK "/.kgate-harness-startup-done"
+#define KG_SB_STARTUP_TAG " [harness start-up]"
+
 
 typedef struct {
     pid_t pid;                    /* the monitor (own process group) */
@@ -109,6 +122,8 @@ typedef struct {
     double cpu_s;                 /* user + system time of everything inside */
     long maxrss_kb;
     int n_events, n_violations;   /* events seen; how many break the sandbox policy */
+    int startup_marked;           /* the target made its start-up mark */
+    int n_startup;                /* events before the mark (never violations) */
     unsigned counts[KG_SB_EVENTS];
     int is_violation[KG_SB_EVENTS];
     char events[KG_SB_EVENTS][160];

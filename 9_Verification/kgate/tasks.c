@@ -187,14 +187,24 @@ double kg_mag_estimate(const kg_task *t, kg_shape s)
     return 0.0;
 }
 
-size_t kg_compare_f32(const kg_task *t, kg_shape s, const float *got, const double *ref_f64,
-                      const float *ref_f32, const double *mag, double mag_est, char *msg,
-                      size_t msglen)
+static void note_mismatch(kg_mismatches *mm, size_t i, double expected, double got)
+{
+    if (!mm || mm->n >= KG_MAX_MISMATCH) return;
+    mm->m[mm->n].index = (long long)i;
+    mm->m[mm->n].expected = expected;
+    mm->m[mm->n].got = got;
+    mm->n++;
+}
+
+size_t kg_compare_f32_mm(const kg_task *t, kg_shape s, const float *got, const double *ref_f64,
+                         const float *ref_f32, const double *mag, double mag_est, char *msg,
+                         size_t msglen, kg_mismatches *mm)
 {
     const kg_profile *p = kg_profile_of(t->prof);
     kg_sizes z = kg_task_sizes(t, s);
     size_t bad = 0;
     if (msg && msglen) msg[0] = 0;
+    if (mm) mm->n = 0;
     for (size_t i = 0; i < z.out; i++) {
         if (!kg_out_checked(t, s, i)) continue;
         double r = ref_f64 ? ref_f64[i] : (double)ref_f32[i];
@@ -203,24 +213,40 @@ size_t kg_compare_f32(const kg_task *t, kg_shape s, const float *got, const doub
             if (bad == 0 && msg)
                 snprintf(msg, msglen, "element %zu: expected %.7g got %.7g (%s tolerance)", i,
                          r, (double)got[i], p->name);
+            note_mismatch(mm, i, r, (double)got[i]);
             bad++;
         }
     }
     return bad;
 }
 
-size_t kg_compare_u32(const unsigned *got, const unsigned *ref, size_t n, char *msg,
+size_t kg_compare_f32(const kg_task *t, kg_shape s, const float *got, const double *ref_f64,
+                      const float *ref_f32, const double *mag, double mag_est, char *msg,
                       size_t msglen)
+{
+    return kg_compare_f32_mm(t, s, got, ref_f64, ref_f32, mag, mag_est, msg, msglen, NULL);
+}
+
+size_t kg_compare_u32_mm(const unsigned *got, const unsigned *ref, size_t n, char *msg,
+                         size_t msglen, kg_mismatches *mm)
 {
     size_t bad = 0;
     if (msg && msglen) msg[0] = 0;
+    if (mm) mm->n = 0;
     for (size_t i = 0; i < n; i++)
         if (got[i] != ref[i]) {
             if (bad == 0 && msg)
                 snprintf(msg, msglen, "bin %zu: expected %u got %u (exact)", i, ref[i], got[i]);
+            note_mismatch(mm, i, (double)ref[i], (double)got[i]);
             bad++;
         }
     return bad;
+}
+
+size_t kg_compare_u32(const unsigned *got, const unsigned *ref, size_t n, char *msg,
+                      size_t msglen)
+{
+    return kg_compare_u32_mm(got, ref, n, msg, msglen, NULL);
 }
 
 void kg_shape_text(const kg_task *t, kg_shape s, char *buf, size_t len)

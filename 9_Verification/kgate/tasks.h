@@ -85,13 +85,24 @@ int kg_close(const kg_profile *p, double got, double ref, double mag);
  * mid and large sizes (inputs uniform in the task's range). */
 double kg_mag_estimate(const kg_task *t, kg_shape s);
 
+/* The first mismatches of a comparison, for the generator's feedback. */
+#define KG_MAX_MISMATCH 4
+typedef struct { long long index; double expected, got; } kg_mismatch;
+typedef struct { int n; kg_mismatch m[KG_MAX_MISMATCH]; } kg_mismatches;
+
 /* Compare a float output with a reference; returns mismatches and writes the
- * first one ("idx 12: expected 1.5 got nan") into msg. ref_f32 or ref_f64. */
+ * first one ("idx 12: expected 1.5 got nan") into msg. ref_f32 or ref_f64.
+ * mm (may be NULL) gets the first KG_MAX_MISMATCH of them. */
 size_t kg_compare_f32(const kg_task *t, kg_shape s, const float *got, const double *ref_f64,
                       const float *ref_f32, const double *mag, double mag_est, char *msg,
                       size_t msglen);
+size_t kg_compare_f32_mm(const kg_task *t, kg_shape s, const float *got, const double *ref_f64,
+                         const float *ref_f32, const double *mag, double mag_est, char *msg,
+                         size_t msglen, kg_mismatches *mm);
 size_t kg_compare_u32(const unsigned *got, const unsigned *ref, size_t n, char *msg,
                       size_t msglen);
+size_t kg_compare_u32_mm(const unsigned *got, const unsigned *ref, size_t n, char *msg,
+                         size_t msglen, kg_mismatches *mm);
 
 /* "n=37" / "rows=37 cols=53" / "M=37 N=53 K=29" / "width=.. height=.. pitch=.." */
 void kg_shape_text(const kg_task *t, kg_shape s, char *buf, size_t len);

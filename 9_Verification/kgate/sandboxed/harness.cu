@@ -9,10 +9,22 @@
  * outputs it copies out of the shared memory with its own references, and
  * treats everything this process says (times, statuses, texts) as untrusted.
  *
- *   kgate-harness --device=N [--so=PATH] [--dry]
+ *   kgate-harness --device=N [--so=PATH] [--dry] [--preload=LIB]
+ *   kgate-harness --device=N --so=PATH --explain=TASK [--seed=S]
  *
  * --dry (no GPU, sandbox tests): no CUDA context; LOAD, then DRY calls the
  * candidate's launch() once with null pointers.
+ * --preload (the gate's start-up check only, no candidate): load a library
+ * (PyTorch's) after the context, so what its start-up does in the sandbox is
+ * seen once and not held against candidates.
+ * --explain (an L4 verdict's Nsight Compute run, under ncu in the sandbox):
+ * no judge; fill the task's mid-size inputs, call the candidate once to warm
+ * up, then once inside the NVTX range "kgate_cand", and exit.
+ *
+ * A PyTorch candidate's shared object carries the gate's adapter, which
+ * exports kgate_adapter_error (the text of an exception the candidate
+ * raised: reported as KG_ST_CAND_ERROR) and kgate_adapter_poison (1: fill
+ * the allocator's free memory with NaN before the call, for checked calls).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -26,13 +38,18 @@
 
 #include "fill.cuh"
 #include "proto.h"
+#include "sandbox.h"
 #include "tasks.h"
+#include "timing.h"
 
 static struct {
     int dry, device, ctx_ok, sm;
     cudaError_t ctx_err;
     const char *so;
     void *fn;                      /* the candidate's launch */
+    char *adapter_error;           /* a PyTorch candidate's exception text (in its .so) */
+    int *adapter_poison, *adapter_nocopy;
+    void (*adapter_flush)(void);   /* its result into the gate's buffer, after the timing */
     cudaStream_t st;               /* non-blocking: the legacy stream does not order with it */
     unsigned char *shm;
     size_t shm_bytes;
@@ -75,6 +92,18 @@ typedef void (*fn_gemm)(const float *, const float *, float *, int, int, int, cu
 typedef void (*fn_hist)(const unsigned char *, unsigned int *, int, cudaStream_t);
 typedef void (*fn_blur)(const float *, float *, int, int, int, cudaStream_t);
 
+/* A PyTorch candidate's exception, reported once (the text is the
+ * candidate's: the judge validates it like any reply). */
+static int adapter_failed(uint32_t seq)
+{
+    if (!H.adapter_error || !H.adapter_error[0]) return 0;
+    char text[200];
+    snprintf(text, sizeof text, "%.199s", H.adapter_error);
+    H.adapter_error[0] = 0;
+    reply(seq, KG_ST_CAND_ERROR, KG_AT_CALL, 0, 0, text);
+    return 1;
+}
+
 /* Call the candidate as its task's signature says. */
 static void cand_call(const kg_task *t, kg_shape s, void *in0, void *in1, void *out, cudaStream_t st)
 {
@@ -105,6 +134,11 @@ static void op_load(const kg_cmd *c)
         reply(c->seq, KG_ST_NO_LAUNCH, KG_AT_NONE, 0, 0, "no extern \"C\" launch()");
         return;
     }
+    H.adapter_error = (char *)dlsym(h, "kgate_adapter_error");
+    H.adapter_poison = (int *)dlsym(h, "kgate_adapter_poison");
+    H.adapter_nocopy = (int *)dlsym(h, "kgate_adapter_nocopy");
+    *(void **)&H.adapter_flush = dlsym(h, "kgate_adapter_flush");
+    if (!H.adapter_flush) H.adapter_nocopy = NULL;
     reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL);
 }
 
@@ -137,7 +171,9 @@ static void op_small(const kg_cmd *c)
     HG(cudaGetLastError(), KG_AT_INPUTS);
     HG(cudaMemcpyAsync(d0, h0, L.b0, cudaMemcpyHostToDevice, H.st), KG_AT_INPUTS);
     if (d1) HG(cudaMemcpyAsync(d1, h1, L.b1, cudaMemcpyHostToDevice, H.st), KG_AT_INPUTS);
+    if (H.adapter_poison) *H.adapter_poison = 1;
     cand_call(t, s, d0, d1, dout, H.st);
+    if (adapter_failed(c->seq)) return;
     cudaError_t le = cudaGetLastError();
     if (le != cudaSuccess) {
         reply(c->seq, KG_ST_LAUNCH_ERROR, KG_AT_CALL, (int)le, 0, cudaGetErrorName(le));
@@ -203,11 +239,14 @@ static void op_calls(const kg_cmd *c)
         HG(cudaStreamSynchronize(H.st), KG_AT_INPUTS);
     }
     uint32_t n = check ? 1 : c->n_calls;
+    if (H.adapter_poison) *H.adapter_poison = check;
+    if (H.adapter_nocopy) *H.adapter_nocopy = 1;
     HG(cudaEventRecord(H.e0, H.st), KG_AT_TIMING);
     for (uint32_t i = 0; i < n; i++) {
         char *a = (char *)H.pool0 + (check ? 0 : c->off0[i]) * H.elem0;
         char *b = H.pool1 ? (char *)H.pool1 + (check ? 0 : c->off1[i]) * 4 : NULL;
         cand_call(H.t, H.s, a, b, H.out, H.st);
+        if (adapter_failed(c->seq)) return;
     }
     cudaError_t le = cudaGetLastError();
     if (le != cudaSuccess) {
@@ -218,7 +257,34 @@ static void op_calls(const kg_cmd *c)
     HG(cudaEventSynchronize(H.e1), KG_AT_SYNC);
     float ms = 0;
     HG(cudaEventElapsedTime(&ms, H.e0, H.e1), KG_AT_TIMING);
+    if (H.adapter_nocopy) {
+        /* a PyTorch candidate: its last result into the output, untimed */
+        *H.adapter_nocopy = 0;
+        H.adapter_flush();
+        if (adapter_failed(c->seq)) return;
+        HG(cudaStreamSynchronize(H.st), KG_AT_OUTPUTS);
+    }
     if (check) HG(cudaDeviceSynchronize(), KG_AT_SYNC);
+    reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, ms, NULL);
+}
+
+/* CALIBRATE: timed exactly as op_calls times a batch, but the calls are the
+ * gate's own delay kernel. Refused once anything is loaded: the judge only
+ * trusts what it measures here while no candidate code has run in this
+ * process (judge.h, "round-trip allowance"). */
+static void op_calibrate(const kg_cmd *c)
+{
+    if (H.fn || !H.ctx_ok) {
+        reply(c->seq, KG_ST_BAD_CMD, KG_AT_NONE, 0, 0, H.fn ? "calibration after LOAD" : "no context");
+        return;
+    }
+    HG(cudaEventRecord(H.e0, H.st), KG_AT_TIMING);
+    for (uint32_t i = 0; i < c->n_calls; i++) kg_delay<<<1, 1, 0, H.st>>>((unsigned long long)c->seed);
+    HG(cudaGetLastError(), KG_AT_TIMING);
+    HG(cudaEventRecord(H.e1, H.st), KG_AT_TIMING);
+    HG(cudaEventSynchronize(H.e1), KG_AT_SYNC);
+    float ms = 0;
+    HG(cudaEventElapsedTime(&ms, H.e0, H.e1), KG_AT_TIMING);
     reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, ms, NULL);
 }
 
@@ -255,23 +321,61 @@ static void op_dry(const kg_cmd *c)
     reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL);
 }
 
+/* --explain: one profiled call at the mid size, no judge (the verdict is
+ * made already; this only explains it). */
+static int explain(int task, unsigned long long seed)
+{
+    const kg_task *t = kg_task_at(task);
+    if (!t || !H.ctx_ok) { fprintf(stderr, "kgate-harness: explain: no task or no context\n"); return 2; }
+    void *h = dlopen(H.so, RTLD_NOW | RTLD_LOCAL);
+    H.fn = h ? dlsym(h, "launch") : NULL;
+    if (!H.fn) { fprintf(stderr, "kgate-harness: explain: %s\n", dlerror()); return 2; }
+    H.t = t;
+    H.s = t->mid;
+    kg_sizes z = kg_task_sizes(t, H.s);
+    size_t n0 = kg_pool_elems(z.in0), n1 = z.in1 ? kg_pool_elems(z.in1) : 0;
+    H.elem0 = z.in_elem;
+    H.ob = z.out * z.out_elem;
+    if (cudaMalloc(&H.pool0, n0 * z.in_elem) != cudaSuccess ||
+        (n1 && cudaMalloc(&H.pool1, n1 * z.in_elem) != cudaSuccess) || cudaMalloc(&H.out, H.ob + KG_GUARD) != cudaSuccess)
+        return 2;
+    kg_fill_pools(t, H.s, H.pool0, n0, H.pool1, n1, seed, H.sm * 8, H.st);
+    cand_call(t, H.s, H.pool0, H.pool1, H.out, H.st);   /* warm-up */
+    cudaStreamSynchronize(H.st);
+    nvtx_push("kgate_cand");
+    cand_call(t, H.s, H.pool0, H.pool1, H.out, H.st);
+    cudaError_t e = cudaStreamSynchronize(H.st);
+    nvtx_pop();
+    cudaDeviceSynchronize();
+    fprintf(stderr, "kgate-harness: explain %s: %s\n", t->name, cudaGetErrorName(e));
+    return e == cudaSuccess ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     H.so = "/scratch/cand.so";
+    const char *preload = NULL;
+    int explain_task = -1;
+    unsigned long long seed = 2026;
     for (int i = 1; i < argc; i++) {
         if (!strncmp(argv[i], "--device=", 9)) H.device = atoi(argv[i] + 9);
         else if (!strncmp(argv[i], "--so=", 5)) H.so = argv[i] + 5;
         else if (!strcmp(argv[i], "--dry")) H.dry = 1;
+        else if (!strncmp(argv[i], "--preload=", 10)) preload = argv[i] + 10;
+        else if (!strncmp(argv[i], "--explain=", 10)) explain_task = atoi(argv[i] + 10);
+        else if (!strncmp(argv[i], "--seed=", 7)) seed = strtoull(argv[i] + 7, NULL, 10);
         else { fprintf(stderr, "kgate-harness: unknown argument %s\n", argv[i]); return 2; }
     }
     struct stat st;
-    if (fstat(KG_FD_SHM, &st) != 0 || st.st_size <= 0) {
-        fprintf(stderr, "kgate-harness: no shared memory on fd %d\n", KG_FD_SHM);
-        return 2;
+    if (explain_task < 0) {
+        if (fstat(KG_FD_SHM, &st) != 0 || st.st_size <= 0) {
+            fprintf(stderr, "kgate-harness: no shared memory on fd %d\n", KG_FD_SHM);
+            return 2;
+        }
+        H.shm_bytes = (size_t)st.st_size;
+        H.shm = (unsigned char *)mmap(NULL, H.shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, KG_FD_SHM, 0);
+        if (H.shm == MAP_FAILED) return 2;
     }
-    H.shm_bytes = (size_t)st.st_size;
-    H.shm = (unsigned char *)mmap(NULL, H.shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, KG_FD_SHM, 0);
-    if (H.shm == MAP_FAILED) return 2;
     if (!H.dry) {
         /* the context first: this overlaps the candidate's compile */
         cudaError_t e = cudaSetDevice(H.device);
@@ -290,7 +394,7 @@ int main(int argc, char **argv)
             if (e == cudaSuccess) e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
         }
         /* pinned shared memory: fast output copies (not fatal when refused) */
-        if (e == cudaSuccess && cudaHostRegister(H.shm, H.shm_bytes, cudaHostRegisterDefault) != cudaSuccess)
+        if (e == cudaSuccess && H.shm && cudaHostRegister(H.shm, H.shm_bytes, cudaHostRegisterDefault) != cudaSuccess)
             cudaGetLastError();
         H.ctx_ok = e == cudaSuccess;
         H.ctx_err = e;
@@ -309,6 +413,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "kgate-harness: context %s:%s\n", H.ctx_ok ? "ready" : "failed", out);
         fflush(stderr);
     }
+    if (H.dry) {
+        /* no context is needed, but where a GPU is visible the candidate's
+         * first CUDA call would start CUDA: start it here, inside the
+         * harness's own start-up, so what CUDA's start-up does in the
+         * sandbox is never taken for the candidate's doing */
+        int nd = 0;
+        if (cudaGetDeviceCount(&nd) == cudaSuccess && nd > 0 && cudaSetDevice(H.device) == cudaSuccess)
+            cudaFree(0);
+        cudaGetLastError();
+    }
+    /* The end of the harness's own start-up (sandbox.h): the monitor holds
+     * nothing before this mark against the candidate. No candidate code has
+     * run yet (its library is loaded by LOAD, below); a preloaded library's
+     * start-up comes after the mark, so the gate sees it and allows it. */
+    unlink(KG_SB_STARTUP_MARK);   /* nothing is there: only the monitor sees it */
+    if (preload && !dlopen(preload, RTLD_NOW | RTLD_GLOBAL))
+        fprintf(stderr, "kgate-harness: preload %s: %s\n", preload, dlerror());
+    if (explain_task >= 0) return explain(explain_task, seed);
     for (;;) {
         kg_cmd c;
         if (kg_read_exact(KG_FD_CMD, &c, sizeof c, 0) != 0) break;   /* EOF: the session is over */
@@ -325,6 +447,7 @@ int main(int argc, char **argv)
         case KG_OP_RELEASE: release(); reply(c.seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL); break;
         case KG_OP_PING: reply(c.seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL); break;
         case KG_OP_DRY: op_dry(&c); break;
+        case KG_OP_CALIBRATE: op_calibrate(&c); break;
         default: reply(c.seq, KG_ST_BAD_CMD, KG_AT_NONE, 0, 0, "unknown command"); break;
         }
     }

@@ -1,6 +1,7 @@
 /* kgate-scan: the static track in a sandbox of its own (bin/kgate-scan).
  *
- *   kgate-scan FILE NAME      (inside the sandbox: FILE is /scratch/cand.src)
+ *   kgate-scan FILE NAME [--policy=P] [--signature=SIG] [--torch-entry=NAME]
+ *                              (inside the sandbox: FILE is /scratch/cand.src)
  *
  * Reads the extracted candidate source, runs the static track
  * (kg_static_scan: the include policy first, then libclang and the rules,
@@ -19,9 +20,20 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: kgate-scan FILE NAME (result record on fd 3)\n");
+    if (argc < 3) {
+        fprintf(stderr, "usage: kgate-scan FILE NAME [--policy=P] [--signature=SIG] [--torch-entry=NAME] "
+                        "(result record on fd 3)\n");
         return 2;
+    }
+    int policy = KG_POLICY_DEFAULT;
+    kg_scan_opts o;
+    memset(&o, 0, sizeof o);
+    for (int i = 3; i < argc; i++) {
+        if (!strncmp(argv[i], "--policy=", 9)) policy = kg_policy_parse(argv[i] + 9);
+        else if (!strncmp(argv[i], "--signature=", 12)) o.launch_signature = argv[i] + 12;
+        else if (!strncmp(argv[i], "--torch-entry=", 14)) o.torch_entry = argv[i] + 14;
+        else policy = -1;
+        if (policy < 0) { fprintf(stderr, "kgate-scan: bad argument %s\n", argv[i]); return 2; }
     }
     FILE *f = fopen(argv[1], "rb");
     if (!f) { perror(argv[1]); return 1; }
@@ -39,9 +51,9 @@ int main(int argc, char **argv)
     src[n] = 0;
     kg_static_result r;
     memset(&r, 0, sizeof r);
-    int rc = kg_static_scan(src, argv[2], &r);
-    kg_static_msg m;
-    kg_static_msg_from(&r, rc, &m);
+    int rc = kg_static_scan_ex(src, argv[2], &o, &r);
+    static kg_static_msg m;
+    kg_static_msg_from(&r, rc, policy, &m);
     ssize_t w = write(3, &m, sizeof m);
     kg_static_free(&r);
     free(src);

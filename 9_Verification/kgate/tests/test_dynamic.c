@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "dynamic.h"
+#include "kgate_static.h"
 #include "tasks.h"
 
 static const char *PTXAS_LOG =
@@ -295,9 +296,62 @@ static void test_probe(void **s)
     assert_string_equal(p.reason, "no CUDA device: test");
 }
 
+/* Compiler errors name the candidate's own file and line, once each. */
+static void test_compile_errors(void **s)
+{
+    (void)s;
+    const char *log =
+        "corpus/relu_std_max.md(13): error: identifier \"maxx\" is undefined\n"
+        "corpus/relu_std_max.md(13): error: identifier \"maxx\" is undefined\n"   /* the C++17 retry */
+        "/tmp/kgate.AbC123/006_07_relu_std_max_md/cand.cu(20): error: expected a \";\"\n"
+        "/scratch/cand.cu:7:12: error: 'X' was not declared in this scope\n"
+        "ptxas info    : Used 10 registers\n"
+        "2 errors detected in the compilation of \"/scratch/cand.cu\".\n"
+        "nvcc fatal   : Unsupported gpu architecture 'compute_10'\n"
+        "error: the fifth one\n";
+    char out[4][240];
+    int n = kg_compile_errors(log, "corpus/relu_std_max.md", out, 4);
+    assert_int_equal(n, 4);
+    assert_string_equal(out[0], "corpus/relu_std_max.md:13: error: identifier \"maxx\" is undefined");
+    assert_string_equal(out[1], "corpus/relu_std_max.md:20: error: expected a \";\"");
+    assert_string_equal(out[2], "corpus/relu_std_max.md:7: error: 'X' was not declared in this scope");
+    assert_string_equal(out[3], "nvcc fatal   : Unsupported gpu architecture 'compute_10'");
+    assert_int_equal(kg_compile_errors("", "x.cu", out, 4), 0);
+    assert_int_equal(kg_compile_errors(NULL, "x.cu", out, 4), 0);
+}
+
+/* The compiled source: repairs, then #line naming the candidate. */
+static void test_compile_source(void **s)
+{
+    (void)s;
+    char *t = kg_compile_source("int x;\n", "corpus/a b\"c\\d.md", 1, 1);
+    assert_non_null(t);
+    assert_string_equal(t, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#line 1 \"corpus/a b_c_d.md\"\nint x;\n");
+    free(t);
+    t = kg_compile_source("int x;\n", "x.cu", 0, 0);
+    assert_string_equal(t, "#line 1 \"x.cu\"\nint x;\n");
+    free(t);
+    assert_null(kg_compile_source(NULL, "x.cu", 0, 0));
+    /* several architectures: one -gencode each, in one fat binary */
+    const char *argv[40];
+    char arch[512];
+    kg_compile_argv("nvcc", "90,100", "c.cu", "c.so", 0, 1, argv, arch, sizeof arch);
+    int gencode = 0, has90 = 0, has100 = 0;
+    for (int i = 0; argv[i]; i++) {
+        gencode += !strcmp(argv[i], "-gencode");
+        has90 |= !strcmp(argv[i], "arch=compute_90,code=[sm_90,compute_90]");
+        has100 |= !strcmp(argv[i], "arch=compute_100,code=[sm_100,compute_100]");
+    }
+    assert_int_equal(gencode, 2);
+    assert_true(has90 && has100);
+    kg_compile_argv("nvcc", "90", "c.cu", "c.so", 0, 1, argv, arch, sizeof arch);
+    assert_string_equal(argv[1], "-arch=sm_90");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compile_errors), cmocka_unit_test(test_compile_source),
         cmocka_unit_test(test_ptxas_two_kernels), cmocka_unit_test(test_ptxas_old_format_and_empty),
         cmocka_unit_test(test_first_error),       cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_task_table),        cmocka_unit_test(test_sizes),

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -33,7 +34,7 @@
 typedef enum {
     H_GOOD, H_WRONG, H_GUARD, H_CHANGED, H_MODIFY_INPUT, H_BAD_MAGIC, H_WRONG_SEQ, H_NAN_MS,
     H_UNTERMINATED, H_BAD_STATUS, H_TRUNCATED, H_HANG, H_EXIT, H_FORGED_OLD, H_LOAD_ERROR,
-    H_NO_LAUNCH, H_LAUNCH_ERROR, H_REFUSE
+    H_NO_LAUNCH, H_LAUNCH_ERROR, H_REFUSE, H_CAND_ERROR
 } hmode;
 
 static void reply(int fd, uint32_t seq, int status, const char *text)
@@ -103,6 +104,7 @@ static void fake_harness(int cmd, int rep, unsigned char *shm, hmode mode)
         case H_UNTERMINATED: memset(r.text, 'P', sizeof r.text); break;
         case H_BAD_STATUS: r.status = 99; break;
         case H_LAUNCH_ERROR: r.status = KG_ST_LAUNCH_ERROR; r.cuda_err = 98; break;
+        case H_CAND_ERROR: r.status = KG_ST_CAND_ERROR; strcpy(r.text, "x must be 2-D\x01"); break;
         case H_REFUSE: r.status = KG_ST_BAD_CMD; break;
         case H_TRUNCATED: kg_write_all(rep, &r, sizeof r / 2); _exit(0);
         case H_HANG: for (;;) pause();
@@ -116,6 +118,7 @@ static void fake_harness(int cmd, int rep, unsigned char *shm, hmode mode)
 typedef struct {
     int verdict, lost, timed_out, shapes;
     char detail[320];
+    kg_judge_msg m;
 } outcome;
 
 static const char *fake_err_name(int e) { return e == 98 ? "cudaErrorInvalidDeviceFunction" : "cudaError?"; }
@@ -164,7 +167,7 @@ static outcome judge_against(hmode mode, double deadline_s)
     waitpid(pid, NULL, 0);
     munmap(shm, bytes);
     close(mfd);
-    outcome o = {v, m.lost, m.timed_out, m.shapes_checked, ""};
+    outcome o = {v, m.lost, m.timed_out, m.shapes_checked, "", m};
     memcpy(o.detail, m.detail, sizeof o.detail);
     return o;
 }
@@ -192,6 +195,17 @@ static void test_wrong_outputs(void **s)
 {
     (void)s;
     expect(H_WRONG, KG_V_L3, 0, "wrong result at n=1");
+    /* the first failing shape and its first mismatches, for the feedback:
+     * relu returned x itself, so element k of n=1 was negative */
+    outcome o = judge_against(H_WRONG, 2.0);
+    assert_string_equal(o.m.mm_shape, "n=1");
+    assert_int_equal(o.m.mm_count, 1);
+    assert_int_equal(o.m.mm_checked, 1);
+    assert_int_equal(o.m.mm_n, 1);
+    assert_int_equal(o.m.mm_index[0], 0);
+    assert_true(o.m.mm_expected[0] == 0.0 && o.m.mm_got[0] < 0);
+    o.m.magic = KG_JUDGE_MAGIC;   /* as the judge sends it */
+    assert_true(kg_judge_msg_valid(&o.m));
     expect(H_GUARD, KG_V_L3, 0, "past the end");
     expect(H_CHANGED, KG_V_L3, 0, "changed after launch returned");
     expect(H_MODIFY_INPUT, KG_V_L3, 0, "modified its (const) input");
@@ -230,6 +244,9 @@ static void test_statuses(void **s)
     expect(H_NO_LAUNCH, KG_V_L1, 0, "no extern \"C\" launch()");
     expect(H_LAUNCH_ERROR, KG_V_L2, 0, "launch error");
     expect(H_LAUNCH_ERROR, KG_V_L2, 0, "cudaErrorInvalidDeviceFunction");   /* the judge's own name */
+    /* a PyTorch candidate's exception: its text, cleaned */
+    expect(H_CAND_ERROR, KG_V_L2, 0, "the candidate raised an error");
+    expect(H_CAND_ERROR, KG_V_L2, 0, "x must be 2-D?");
 }
 
 static void test_validators(void **s)
@@ -296,6 +313,27 @@ static void test_validators(void **s)
     memset(m.detail, 'X', sizeof m.detail);
     assert_false(kg_judge_msg_valid(&m));
     memset(&m, 0xff, sizeof m);
+    assert_false(kg_judge_msg_valid(&m));
+    /* the mismatch fields: counts in range, indices not negative, strings terminated */
+    memset(&m, 0, sizeof m);
+    m.magic = KG_JUDGE_MAGIC;
+    m.final = 1;
+    m.verdict = KG_V_L3;
+    m.mm_n = 2;
+    m.mm_count = 3;
+    m.mm_checked = 37;
+    m.mm_got[0] = NAN;   /* the candidate's value may be anything */
+    assert_true(kg_judge_msg_valid(&m));
+    m.mm_n = KG_MAX_MISMATCH + 1;
+    assert_false(kg_judge_msg_valid(&m));
+    m.mm_n = 1;
+    m.mm_index[0] = -4;
+    assert_false(kg_judge_msg_valid(&m));
+    m.mm_index[0] = 0;
+    m.mm_count = 40;
+    assert_false(kg_judge_msg_valid(&m));
+    m.mm_count = 3;
+    memset(m.mm_shape, 'n', sizeof m.mm_shape);
     assert_false(kg_judge_msg_valid(&m));
 }
 
@@ -426,10 +464,255 @@ static void test_gate_side(void **s)
     assert_non_null(strstr(m.detail, "did not answer"));
 }
 
+
+/* ---- timing under the same conditions as the reference (the H200 finding) ----
+ * A fake harness whose batches cost a fixed 0.3 ms beyond their "GPU time"
+ * (what pipe hops, wake-ups and CUDA's submission and synchronisation cost
+ * an honest harness): it sleeps n_calls x (seed or 100 us) + 0.3 ms and
+ * reports the GPU part as its event time, as an honest harness does. Mode 1
+ * refuses CALIBRATE; mode 2 lies in batches: it takes 1 ms a call and
+ * reports 0.1 ms. */
+static void timing_harness(int cmd, int rep, int mode)
+{
+    for (;;) {
+        kg_cmd c;
+        if (kg_read_exact(cmd, &c, sizeof c, 0) != 0) _exit(0);
+        kg_rep r;
+        memset(&r, 0, sizeof r);
+        r.magic = KG_REP_MAGIC;
+        r.seq = c.seq;
+        if (c.op == KG_OP_CALIBRATE && mode == 1) r.status = KG_ST_BAD_CMD;
+        else if (c.op == KG_OP_CALIBRATE || c.op == KG_OP_BATCH) {
+            double per_ms = c.op == KG_OP_CALIBRATE ? (double)c.seed / 1e6 : mode == 2 ? 1.0 : 0.1;
+            double gpu = per_ms * c.n_calls;
+            struct timespec ts = {0, (long)((gpu + 0.3) * 1e6)};
+            while (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+            nanosleep(&ts, NULL);
+            r.ms = (float)(mode == 2 && c.op == KG_OP_BATCH ? 0.1 * c.n_calls : gpu);
+        }
+        kg_write_all(rep, &r, sizeof r);
+    }
+}
+
+typedef struct {
+    int cmd_w, rep_r;
+    pid_t pid;
+    kg_judge j;
+    kg_judge_msg m;
+} timing_ctx;
+
+static void timing_start(timing_ctx *x, int mode)
+{
+    int cmd[2], rep[2];
+    assert_int_equal(pipe(cmd), 0);
+    assert_int_equal(pipe(rep), 0);
+    x->pid = fork();
+    if (x->pid == 0) {
+        close(cmd[1]);
+        close(rep[0]);
+        timing_harness(cmd[0], rep[1], mode);
+        _exit(0);
+    }
+    close(cmd[0]);
+    close(rep[1]);
+    x->cmd_w = cmd[1];
+    x->rep_r = rep[0];
+    memset(&x->m, 0, sizeof x->m);
+    memset(&x->j, 0, sizeof x->j);
+    x->j.cmd_fd = cmd[1];
+    x->j.rep_fd = rep[0];
+    x->j.sock = -1;
+    x->j.m = &x->m;
+    x->j.err_name = fake_err_name;
+    x->j.deadline = kg_now() + 30;
+    x->j.t = kg_task_find("relu");
+}
+
+static void timing_stop(timing_ctx *x)
+{
+    close(x->cmd_w);
+    close(x->rep_r);
+    kill(x->pid, SIGKILL);
+    waitpid(x->pid, NULL, 0);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median per-call figure of 5 batches of 10 calls, as the judge takes it. */
+static double timed_median(timing_ctx *x)
+{
+    double per[5];
+    for (int b = 0; b < 5; b++) {
+        kg_cmd c;
+        kg_rep r;
+        double wall = 0, judged = 0;
+        memset(&c, 0, sizeof c);
+        c.op = KG_OP_BATCH;
+        c.n_calls = 10;
+        assert_int_equal(kg_judge_call(&x->j, &c, &r, &wall), 0);
+        assert_int_equal(kg_judge_bound(&x->j, r.ms, wall, &judged), -1);
+        per[b] = judged / 10;
+    }
+    qsort(per, 5, sizeof per[0], cmp_dbl);
+    return per[2];
+}
+
+static void test_timing_bound(void **s)
+{
+    (void)s;
+    /* the bound alone: tampering, an honest report, a report the clock contradicts */
+    kg_judge_msg m;
+    kg_judge j;
+    memset(&m, 0, sizeof m);
+    memset(&j, 0, sizeof j);
+    j.m = &m;
+    j.calibrated = 1;
+    j.allow_ms = 0.3;
+    double out = -1;
+    assert_int_equal(kg_judge_bound(&j, 2.0, 1.0, &out), KG_V_L2);
+    assert_non_null(strstr(m.detail, "tampering"));
+    m.lost = 0;
+    assert_int_equal(kg_judge_bound(&j, 1.0, 1.3, &out), -1);
+    assert_true(out == 1.0);
+    assert_int_equal(kg_judge_bound(&j, 0.1, 1.3, &out), -1);
+    assert_true(fabs(out - 1.0) < 1e-9);
+    /* uncalibrated, the least ping is the allowance (the old rule) */
+    j.calibrated = 0;
+    j.ping_ms = 0.02;
+    assert_int_equal(kg_judge_bound(&j, 1.0, 1.3, &out), -1);
+    assert_true(fabs(out - 1.28) < 1e-9);
+
+    /* An honest harness whose batches cost 0.3 ms beyond their GPU time:
+     * calibrated, its event time (0.1 ms a call) is what counts ... */
+    timing_ctx x;
+    timing_start(&x, 0);
+    assert_int_equal(kg_judge_ping(&x.j), -1);
+    assert_int_equal(kg_judge_calibrate(&x.j), -1);
+    assert_true(x.j.calibrated);
+    fprintf(stderr, "    allowance %.3f ms (0.3 ms planted), ping %.3f ms\n", x.j.allow_ms, x.j.ping_ms);
+    assert_true(x.j.allow_ms > 0.25 && x.j.allow_ms < 2.0);
+    assert_true(x.m.allow_ms == x.j.allow_ms);
+    double fair = timed_median(&x);
+    fprintf(stderr, "    honest harness: %.4f ms a call calibrated (0.1 reported)\n", fair);
+    assert_true(fair < 0.1 * 1.10);
+    /* ... while the ping-only rule of the first H200 run charges it the
+     * round trip: 0.03 ms more a call (this is the false-kill mechanism) */
+    x.j.calibrated = 0;
+    double biased = timed_median(&x);
+    fprintf(stderr, "    honest harness: %.4f ms a call with the ping as allowance\n", biased);
+    assert_true(biased > 0.1 + 0.02);
+    timing_stop(&x);
+
+    /* a harness that refuses to calibrate keeps the ping as its allowance */
+    timing_start(&x, 1);
+    assert_int_equal(kg_judge_ping(&x.j), -1);
+    assert_int_equal(kg_judge_calibrate(&x.j), -1);
+    assert_false(x.j.calibrated);
+    assert_true(x.m.allow_ms == -1);
+    timing_stop(&x);
+
+    /* a liar (1 ms a call, reports 0.1): the judge's clock wins */
+    timing_start(&x, 2);
+    assert_int_equal(kg_judge_ping(&x.j), -1);
+    assert_int_equal(kg_judge_calibrate(&x.j), -1);
+    double lie = timed_median(&x);
+    fprintf(stderr, "    lying harness: %.4f ms a call (1.0 real, 0.1 reported)\n", lie);
+    assert_true(lie > 0.9);
+    timing_stop(&x);
+}
+
+/* Exclusive timing: other harnesses of the run create their CUDA contexts
+ * while their candidates compile. A fake harness records its start-up window
+ * (50-250 ms, then it answers PINGs); after kg_quiesce no start-up window may
+ * overlap the timed window that follows. The same harnesses without the
+ * barrier overlap it: the check can fail. */
+typedef struct { double start[4], end[4]; } startup_log;
+
+static void startup_harness(int cmd, int rep, startup_log *log, int i, int never)
+{
+    log->start[i] = kg_now();
+    struct timespec ts = {0, (50 + 60 * i) * 1000000L};
+    nanosleep(&ts, NULL);
+    if (never) for (;;) pause();
+    log->end[i] = kg_now();
+    for (;;) {
+        kg_cmd c;
+        if (kg_read_exact(cmd, &c, sizeof c, 0) != 0) _exit(0);
+        reply(rep, c.seq, KG_ST_OK, NULL);
+    }
+}
+
+static int overlaps(int quiesce, int never_last, int *failed_out)
+{
+    startup_log *log = mmap(NULL, sizeof *log, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(log != MAP_FAILED);
+    memset(log, 0, sizeof *log);
+    int cw[4], rr[4], st[4] = {0, 0, 0, 0};
+    pid_t pid[4];
+    for (int i = 0; i < 4; i++) {
+        int cmd[2], rep[2];
+        assert_int_equal(pipe(cmd), 0);
+        assert_int_equal(pipe(rep), 0);
+        pid[i] = fork();
+        if (pid[i] == 0) {
+            close(cmd[1]);
+            close(rep[0]);
+            startup_harness(cmd[0], rep[1], log, i, never_last && i == 3);
+            _exit(0);
+        }
+        close(cmd[0]);
+        close(rep[1]);
+        cw[i] = cmd[1];
+        rr[i] = rep[0];
+    }
+    int failed = quiesce ? kg_quiesce(cw, rr, st, 4, kg_now() + (never_last ? 0.6 : 5)) : 0;
+    if (failed_out) *failed_out = failed;
+    /* the timed window: the session's batches */
+    double t0 = kg_now();
+    struct timespec ts = {0, 30000000L};
+    nanosleep(&ts, NULL);
+    int over = 0;
+    for (int i = 0; i < 4; i++) {
+        if (st[i] < 0) continue;   /* stopped by the gate: it does nothing more */
+        if (log->end[i] == 0 || log->end[i] > t0) over++;
+    }
+    for (int i = 0; i < 4; i++) {
+        close(cw[i]);
+        close(rr[i]);
+        kill(pid[i], SIGKILL);
+        waitpid(pid[i], NULL, 0);
+    }
+    if (quiesce && !never_last)
+        for (int i = 0; i < 4; i++) assert_int_equal(st[i], 1);
+    if (never_last) assert_int_equal(st[3], -1);
+    munmap(log, sizeof *log);
+    return over;
+}
+
+static void test_quiesce_exclusive(void **s)
+{
+    (void)s;
+    assert_int_equal(overlaps(1, 0, NULL), 0);
+    assert_true(overlaps(0, 0, NULL) > 0);
+    /* one that never finishes its start-up is reported failed (the gate stops it) */
+    int failed = 0;
+    assert_int_equal(overlaps(1, 1, &failed), 0);
+    assert_int_equal(failed, 1);
+    /* a harness that is gone counts as failed, never as ready */
+    int cw[1] = {-1}, rr[1] = {-1}, st[1] = {0};
+    assert_int_equal(kg_quiesce(cw, rr, st, 1, kg_now() + 1), 1);
+    assert_int_equal(st[0], -1);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_timing_bound), cmocka_unit_test(test_quiesce_exclusive),
         cmocka_unit_test(test_good_harness),   cmocka_unit_test(test_wrong_outputs),
         cmocka_unit_test(test_protocol_violations), cmocka_unit_test(test_hang),
         cmocka_unit_test(test_statuses),       cmocka_unit_test(test_validators),

@@ -177,9 +177,33 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* A byte-order mark is not code: dropped, and reported by the gate. */
+static void test_bom(void **state)
+{
+    (void)state;
+    char err[256];
+    const char *cu = "\xEF\xBB\xBF__global__ void k() {}\n";
+    const char *p = write_file("bom.cu", cu, strlen(cu));
+    assert_true(kg_file_has_bom(p));
+    char *s = kg_load_candidate(p, 0, err, sizeof err);
+    assert_non_null(s);
+    assert_string_equal(s, "__global__ void k() {}\n");
+    free(s);
+    const char *md = "\xEF\xBB\xBF# answer\n```cuda\nint x;\n```\n";
+    p = write_file("bom.md", md, strlen(md));
+    s = kg_load_candidate(p, 0, err, sizeof err);
+    assert_non_null(s);
+    assert_string_equal(s, "\n\nint x;\n\n");   /* line 3 is still line 3 */
+    free(s);
+    p = write_file("nobom.cu", "int x;\n", 7);
+    assert_false(kg_file_has_bom(p));
+    assert_false(kg_file_has_bom("/nonexistent/x.cu"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bom),
         cmocka_unit_test(test_cu_as_is),
         cmocka_unit_test(test_md_blocks_concatenated_lines_kept),
         cmocka_unit_test(test_md_crlf_and_indented_fence),

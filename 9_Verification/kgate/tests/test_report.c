@@ -49,6 +49,7 @@ static void test_labels_bad(void **s)
     assert_int_equal(kg_labels_parse("a\trelu\tPASS\nb\trelu\tPASS\nc\trelu\tPASS\n", l, 2, err,
                                      sizeof err), -1);
     assert_int_equal(kg_labels_parse("a\trelu\tSTATIC-OK\n", l, 2, err, sizeof err), -1);
+    assert_int_equal(kg_labels_parse("a\trelu\tSKIPPED\n", l, 2, err, sizeof err), -1);
 }
 
 static kg_cand mk(int expected, int verdict, double t)
@@ -133,6 +134,18 @@ static void test_text_report(void **s)
     free(t);
     t = render(print_cand, &c[0], &len);
     assert_null(strstr(t, "MISMATCH"));
+    free(t);
+    /* the timing line says when the judge's clock replaced the harness's figure */
+    t = render(print_cand, &c[1], &len);
+    assert_null(strstr(t, "judge's clock"));
+    free(t);
+    c[1].wall_batches = 2;
+    c[1].timed_batches = 7;
+    c[1].allow_ms = 0.21;
+    c[1].rep_ms_mid = 1.5;
+    t = render(print_cand, &c[1], &len);
+    if (!strstr(t, "[judge's clock in 2 of 7 batches, allowance 0.21 ms; the harness reported mid 1.5 ms]"))
+        fail_msg("timing line: %s", t);
     free(t);
 }
 
@@ -220,7 +233,7 @@ static void test_json_report_valid(void **s)
     c[1].ref_ms_mid = 0.9;
     kg_summary sm;
     kg_summarize(c, 3, 1.0, &sm);
-    kg_run_info info = {"bubblewrap (test)", "NVIDIA H200 \"test\"", "90", "full", 2026};
+    kg_run_info info = {"bubblewrap (test)", "NVIDIA H200 \"test\"", "90", "full", 2026, "default"};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -231,6 +244,8 @@ static void test_json_report_valid(void **s)
     assert_non_null(strstr(buf, "\"interception\":1"));
     assert_non_null(strstr(buf, "\"label\":null"));
     assert_non_null(strstr(buf, "\"confusion\":{\"P0\":{"));
+    assert_non_null(strstr(buf, "\"timing_batches_judge_clock\":0"));
+    assert_non_null(strstr(buf, "\"timing_allowance_ms\":"));
     free(buf);
     /* no candidates at all: still one valid document */
     kg_summarize(c, 0, 0.0, &sm);
@@ -243,9 +258,156 @@ static void test_json_report_valid(void **s)
     free(buf);
 }
 
+/* The device matrix: one verdict, disagreements flagged. */
+static void test_combine_devices(void **s)
+{
+    (void)s;
+    int d = -1;
+    int same[] = {KG_V_PASS, KG_V_PASS};
+    assert_int_equal(kg_combine_devices(same, 2, &d), KG_V_PASS);
+    assert_int_equal(d, 0);
+    int one[] = {KG_V_L3};
+    assert_int_equal(kg_combine_devices(one, 1, &d), KG_V_L3);
+    assert_int_equal(d, 0);
+    /* a stop on any device stops the candidate */
+    int slow[] = {KG_V_PASS, KG_V_L4};
+    assert_int_equal(kg_combine_devices(slow, 2, &d), KG_V_L4);
+    assert_int_equal(d, 1);
+    /* the first stop in P0, L1 .. L4 order */
+    int two[] = {KG_V_L4, KG_V_PASS, KG_V_L2};
+    assert_int_equal(kg_combine_devices(two, 3, &d), KG_V_L2);
+    assert_int_equal(d, 1);
+    /* no stop: PASS before a skipped device */
+    int sk[] = {KG_V_SKIPPED, KG_V_PASS};
+    assert_int_equal(kg_combine_devices(sk, 2, &d), KG_V_PASS);
+    assert_int_equal(d, 1);
+    assert_int_equal(kg_combine_devices(sk, 0, &d), -1);
+}
+
+/* What each policy profile decides, from one run under the default policy. */
+static void test_policy_figures(void **s)
+{
+    (void)s;
+    kg_cand c[5];
+    /* a good one a printf makes P0 under published and strict */
+    c[0] = mk(KG_V_PASS, KG_V_PASS, 1.0);
+    c[0].policy_stops = (1u << KG_POLICY_PUBLISHED) | (1u << KG_POLICY_STRICT);
+    c[0].t_static = 0.25;
+    /* a bad one the default stops statically: lenient cannot know its dynamic verdict */
+    c[1] = mk(KG_V_P0, KG_V_P0, 0.3);
+    c[1].policy_stops = (1u << KG_POLICY_DEFAULT) | (1u << KG_POLICY_PUBLISHED) | (1u << KG_POLICY_STRICT);
+    c[1].t_static = 0.3;
+    /* a bad one only strict stops statically; the run found it L3 */
+    c[2] = mk(KG_V_L3, KG_V_L3, 1.5);
+    c[2].policy_stops = 1u << KG_POLICY_STRICT;
+    c[2].t_static = 0.2;
+    /* a bad one nothing stops */
+    c[3] = mk(KG_V_L4, KG_V_PASS, 2.0);
+    /* a skipped one counts nowhere */
+    c[4] = mk(KG_V_PASS, KG_V_SKIPPED, 9.0);
+    assert_int_equal(kg_policy_verdict(&c[0], KG_POLICY_DEFAULT), KG_V_PASS);
+    assert_int_equal(kg_policy_verdict(&c[0], KG_POLICY_PUBLISHED), KG_V_P0);
+    assert_int_equal(kg_policy_verdict(&c[1], KG_POLICY_LENIENT), -1);
+    assert_int_equal(kg_policy_verdict(&c[2], KG_POLICY_STRICT), KG_V_P0);
+    assert_int_equal(kg_policy_verdict(&c[2], KG_POLICY_LENIENT), KG_V_L3);
+    assert_int_equal(kg_policy_verdict(&c[0], 7), -1);
+    kg_summary sm;
+    kg_summarize(c, 5, 10.0, &sm);
+    assert_int_equal(sm.skipped, 1);
+    assert_int_equal(sm.n_labeled, 4);
+    assert_int_equal(sm.bad, 3);
+    assert_int_equal(sm.good, 1);
+    assert_int_equal(sm.pol_bad_stopped[KG_POLICY_DEFAULT], 2);
+    assert_int_equal(sm.pol_good_stopped[KG_POLICY_DEFAULT], 0);
+    assert_int_equal(sm.pol_good_stopped[KG_POLICY_PUBLISHED], 1);
+    assert_int_equal(sm.pol_bad_stopped[KG_POLICY_STRICT], 2);
+    assert_int_equal(sm.pol_unknown[KG_POLICY_LENIENT], 1);
+    assert_int_equal(sm.pol_unknown[KG_POLICY_DEFAULT], 0);
+    /* a statically stopped candidate's time is its static time: strict's median
+     * of 0.25, 0.3, 0.2, 2.0 */
+    assert_true(fabs(sm.pol_median_s[KG_POLICY_STRICT] - 0.275) < 1e-12);
+}
+
+/* The feedback record: valid JSON, and what the generator needs. */
+static void test_feedback(void **s)
+{
+    (void)s;
+    kg_cand c[3];
+    c[0] = mk(KG_V_L3, KG_V_L3, 1.0);
+    snprintf(c[0].reason, sizeof c[0].reason, "wrong result at n=37 (run 1): 1 of 37 elements");
+    snprintf(c[0].mm_shape, sizeof c[0].mm_shape, "n=37");
+    c[0].mm_count = 1;
+    c[0].mm_checked = 37;
+    c[0].mm_n = 1;
+    c[0].mm_index[0] = 36;
+    c[0].mm_expected[0] = 0.5;
+    c[0].mm_got[0] = NAN;
+    c[0].n_hits = c[0].hits_total = 1;
+    c[0].hits[0].rule = kg_rule_index("KG-BOUNDS-OFF-BY-ONE");
+    c[0].hits[0].sev = c[0].hits[0].eff = 1;
+    c[0].hits[0].line = 8;
+    snprintf(c[0].hits[0].msg, sizeof c[0].hits[0].msg, "the bound \"i < n - 1\" is off by one");
+    c[1] = mk(KG_V_L1, KG_V_L1, 1.0);
+    c[1].n_compile_errors = 1;
+    snprintf(c[1].compile_errors[0], sizeof c[1].compile_errors[0], "relu.md:13: error: identifier \"X\" is undefined");
+    c[2] = mk(KG_V_L4, KG_V_L4, 1.0);
+    c[2].cand_ms_mid = 0.2;
+    c[2].ref_ms_mid = 0.05;
+    c[2].explained = 1;
+    c[2].ncu_cand.ok = 1;
+    snprintf(c[2].ncu_cand.stall, sizeof c[2].ncu_cand.stall, "long_scoreboard");
+    c[2].ncu_cand.dram_pct = 12.0;
+    snprintf(c[2].ncu_ref.why, sizeof c[2].ncu_ref.why, "ERR_NVGPUCTRPERM");
+    c[2].n_dev = 2;
+    c[2].disagree = 1;
+    c[2].dev[0].verdict = KG_V_PASS;
+    c[2].dev[1].verdict = KG_V_L4;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(kg_write_feedback(f, c, 3), 0);
+    fclose(f);
+    /* one JSON object per line */
+    int lines = 0;
+    for (char *p = buf, *e; (e = strchr(p, '\n')) != NULL; p = e + 1, lines++) {
+        char err[200];
+        if (!json_valid(p, (size_t)(e - p), err, sizeof err)) fail_msg("line %d invalid: %s\n%.*s", lines, err, (int)(e - p), p);
+    }
+    assert_int_equal(lines, 3);
+    assert_non_null(strstr(buf, "\"rule\":\"KG-BOUNDS-OFF-BY-ONE\""));
+    assert_non_null(strstr(buf, "\"fix\":\"compare with i < n"));
+    assert_non_null(strstr(buf, "\"line\":8"));
+    assert_non_null(strstr(buf, "\"index\":36"));
+    assert_non_null(strstr(buf, "\"got\":null,\"got_text\":\"nan\""));
+    assert_non_null(strstr(buf, "\"next_step\":\"wrong result at n=37: element 36 should be 0.5, got nan"));
+    assert_non_null(strstr(buf, "\"compile_errors\":[\"relu.md:13: error"));
+    assert_non_null(strstr(buf, "\"speed_vs_reference\":0.25"));
+    assert_non_null(strstr(buf, "\"top_stall\":\"long_scoreboard\""));
+    assert_non_null(strstr(buf, "\"why\":\"ERR_NVGPUCTRPERM\""));
+    assert_non_null(strstr(buf, "\"disagree\":true"));
+    free(buf);
+    /* the same record inside the JSON report, with the policy verdicts */
+    kg_summary sm;
+    kg_summarize(c, 3, 1.0, &sm);
+    kg_run_info info = {"bwrap", "H200", "90", "full", 1, "published"};
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    assert_int_equal(kg_write_json(f, &info, c, 3, &sm), 0);
+    fclose(f);
+    char err[200];
+    if (!json_valid(buf, len, err, sizeof err)) fail_msg("invalid JSON: %s", err);
+    assert_non_null(strstr(buf, "\"policy\":\"published\""));
+    assert_non_null(strstr(buf, "\"policy_stops\":{\"default\":false"));
+    assert_non_null(strstr(buf, "\"policies\":{\"default\":{"));
+    assert_non_null(strstr(buf, "\"feedback\":{\"candidate\""));
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_combine_devices), cmocka_unit_test(test_policy_figures),
+        cmocka_unit_test(test_feedback),
         cmocka_unit_test(test_labels_ok),    cmocka_unit_test(test_labels_bad),
         cmocka_unit_test(test_summary_rates), cmocka_unit_test(test_text_report),
         cmocka_unit_test(test_json_escape),  cmocka_unit_test(test_json_report_valid),

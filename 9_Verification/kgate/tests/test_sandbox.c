@@ -51,6 +51,10 @@ static const char *helper_src =
     "    for (;;) pause(); }\n"
     "  if (!strcmp(m, \"kill\")) { kill(getppid(), SIGKILL); kill(1, SIGKILL); kill(-1, SIGTERM); return 0; }\n"
     "  if (!strcmp(m, \"env\")) { extern char **environ; for (char **e = environ; *e; e++) puts(*e); return 0; }\n"
+    "  if (!strcmp(m, \"startup\")) { /* a refused write, the mark (argv[3] times), a refused write */\n"
+    "    FILE *f = fopen(\"/etc/kgate_sbtest_startup\", \"w\"); if (f) fclose(f);\n"
+    "    for (int k = 0; k < atoi(argv[3]); k++) unlink(argv[2]);\n"
+    "    f = fopen(\"/etc/kgate_sbtest_cand\", \"w\"); if (f) fclose(f); return 0; }\n"
     "  if (!strcmp(m, \"deaf\")) { for (int s = 1; s < 65; s++) signal(s, SIG_IGN); for (;;) pause(); }\n"
     "  return 2;\n"
     "}\n";
@@ -71,8 +75,8 @@ static void dump(const kg_sb_result *r)
 }
 
 /* Run the helper in the sandbox; returns how kg_sb_wait ended. */
-static int run(kg_sb_kind kind, const char *const *args, kg_limits *lim, double deadline_s, int out_fd,
-               kg_sb_result *r)
+static int run_mark(kg_sb_kind kind, const char *const *args, kg_limits *lim, double deadline_s, int out_fd,
+                    kg_sb_result *r, int startup_mark)
 {
     const char *argv[8] = {helper};
     int a = 1;
@@ -86,9 +90,16 @@ static int run(kg_sb_kind kind, const char *const *args, kg_limits *lim, double 
     s.out_fd = out_fd;
     s.slot = 3;
     s.lim = lim ? *lim : kg_default_limits(kind, 10);
+    s.startup_mark = startup_mark;
     kg_sb_proc p;
     assert_int_equal(kg_sb_spawn(&sb, &s, &p), 0);
     return kg_sb_wait(&p, kg_now() + deadline_s, r);
+}
+
+static int run(kg_sb_kind kind, const char *const *args, kg_limits *lim, double deadline_s, int out_fd,
+               kg_sb_result *r)
+{
+    return run_mark(kind, args, lim, deadline_s, out_fd, r, 0);
 }
 
 /* A checksum of every file under a folder (name and content). */
@@ -231,6 +242,47 @@ static void test_files(void **s)
     assert_int_equal(r.exit_code, 0);
     assert_int_equal(access(host, F_OK), 0);
     unlink(host);
+}
+
+/* The harness's start-up mark (the H200 finding: CUDA's own start-up in a
+ * dry run's harness became a candidate's L2 verdict). What happens before
+ * the first mark is recorded as start-up, never a violation; what happens
+ * after it is a violation as before; a second mark cannot move the boundary
+ * (it is an ordinary refused delete); without startup_mark (or for another
+ * kind of sandbox) nothing changes. */
+static void test_startup_mark(void **s)
+{
+    (void)s;
+    kg_sb_result r;
+    const char *once[] = {"startup", KG_SB_STARTUP_MARK, "1", NULL};
+    assert_int_equal(run_mark(KG_SB_HARNESS, once, NULL, 10, -1, &r, 1), 1);
+    if (r.n_violations != 1) dump(&r);
+    assert_int_equal(r.startup_marked, 1);
+    assert_int_equal(r.n_violations, 1);
+    assert_int_equal(r.n_startup, 1);
+    assert_true(has_event(&r, "write to /etc/kgate_sbtest_startup refused (outside its writable folders)" KG_SB_STARTUP_TAG));
+    char viol[600];
+    kg_sb_describe(&r, 0, viol, sizeof viol);
+    assert_non_null(strstr(viol, "write to /etc/kgate_sbtest_cand refused"));
+    assert_null(strstr(viol, "kgate_sbtest_startup"));
+    /* a second mark: an ordinary refused delete, and the write after it counts */
+    const char *twice[] = {"startup", KG_SB_STARTUP_MARK, "2", NULL};
+    assert_int_equal(run_mark(KG_SB_HARNESS, twice, NULL, 10, -1, &r, 1), 1);
+    kg_sb_describe(&r, 0, viol, sizeof viol);
+    assert_int_equal(r.n_violations, 2);
+    assert_non_null(strstr(viol, "delete of " KG_SB_STARTUP_MARK " refused"));
+    assert_non_null(strstr(viol, "kgate_sbtest_cand"));
+    /* not marked by its spec: every event counts, the mark is just a delete */
+    assert_int_equal(run_mark(KG_SB_HARNESS, once, NULL, 10, -1, &r, 0), 1);
+    assert_int_equal(r.startup_marked, 0);
+    assert_int_equal(r.n_violations, 3);
+    assert_int_equal(r.n_startup, 0);
+    /* a candidate that never marks (no harness did): everything counts too */
+    const char *never[] = {"startup", KG_SB_STARTUP_MARK, "0", NULL};
+    assert_int_equal(run_mark(KG_SB_HARNESS, never, NULL, 10, -1, &r, 1), 1);
+    assert_int_equal(r.startup_marked, 0);
+    assert_int_equal(r.n_violations, 0);   /* all before the mark that never came: start-up */
+    assert_int_equal(r.n_startup, 2);
 }
 
 /* A loopback listener on the host: the sandbox reaches nothing, the connect
@@ -465,6 +517,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_setup_and_selftest),
         cmocka_unit_test(test_files),
+        cmocka_unit_test(test_startup_mark),
         cmocka_unit_test(test_network),
         cmocka_unit_test(test_environment),
         cmocka_unit_test(test_deadline_kills_everything),

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# test_cli.sh: the kgate command as a careful user meets it, without a GPU
+# (--static-only and --compile-only runs, each a second or two):
+#   - options after a candidate path are options, `--` ends them; -h is help;
+#     an empty --labels= / --work= / --json= / --feedback= is refused;
+#     `--json --static-only x.cu` does not write a file named --static-only;
+#     every option the parser knows is in --help;
+#   - labels problems are reported and fail the run: a kgate-task that
+#     contradicts the label, a file labeled twice, a label for a missing
+#     file, a byte-order mark; a candidate's byte-order mark is noted;
+#   - more candidates than the limit is an error, not a silent drop;
+#   - repairs: a bfloat16 kernel without its header compiles; compiler
+#     messages name the candidate's own file and line;
+#   - policies: published rejects a printf, lenient does not reject a
+#     divergent barrier; the feedback file has one valid record per candidate;
+#   - --arch with two architectures: a candidate that compiles for only one
+#     is accepted with a note.
+# Ends with "N passed, M failed".
+set -u
+cd "$(dirname "$0")/../../.."
+here=9_Verification/kgate
+corpus=$here/corpus
+passed=0
+failed=0
+ok()  { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ ! -x bin/kgate ]; then bad "bin/kgate not built (make -C $here)"; echo "$passed passed, $failed failed"; exit 1; fi
+
+# --- options after paths, --, -h, empty values -----------------------------
+bin/kgate "$corpus/relu_basic.cu" --static-only --json="$tmp/after.json" > "$tmp/o1" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ -s "$tmp/after.json" ] && ok || bad "an option after the path was not taken (exit $rc): $(tail -2 "$tmp/o1")"
+bin/kgate -h > "$tmp/h1" 2>&1 && grep -q "^usage: kgate" "$tmp/h1" && ok || bad "-h is not help"
+bin/kgate --static-only -- "$corpus/relu_basic.cu" > /dev/null 2>&1 && ok || bad "-- before a path"
+bin/kgate --static-only -- --not-an-option.cu > "$tmp/o2" 2>&1
+grep -q "cannot read --not-an-option.cu" "$tmp/o2" && ok || bad "after --, an argument is a path: $(tail -1 "$tmp/o2")"
+for opt in labels work json feedback policy task nvcc python arch; do
+    bin/kgate --static-only --$opt= "$corpus/relu_basic.cu" > "$tmp/o3" 2>&1
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q -- "--$opt is empty" "$tmp/o3"; then ok; else bad "--$opt= was not refused (exit $rc): $(head -1 "$tmp/o3")"; fi
+done
+(cd "$tmp" && "$OLDPWD/bin/kgate" --json --static-only "$OLDPWD/$corpus/relu_basic.cu" > o4 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -q -- "--json needs a value, not --static-only" "$tmp/o4" && [ ! -e "$tmp/--static-only" ]; then ok
+else bad "--json --static-only x.cu: exit $rc, $(head -1 "$tmp/o4"), files: $(ls "$tmp")"; fi
+bin/kgate --json "$tmp/sep.json" --static-only "$corpus/relu_basic.cu" > /dev/null 2>&1 && [ -s "$tmp/sep.json" ] && ok \
+    || bad "--json FILE (a separate value) was not taken"
+# every option the parser knows is in --help
+bin/kgate --help > "$tmp/help" 2>&1
+opts=$(sed -n '/static const char \*flags\[\] = {/,/};/p;/static const char \*valued\[\] = {/,/};/p' $here/main.c \
+       | grep -o '"[a-z-]*"' | tr -d '"')
+[ "$(echo "$opts" | wc -w)" -ge 25 ] && ok || bad "could not read the option lists from main.c"
+for o in $opts; do
+    grep -q -- "--$o" "$tmp/help" && ok || bad "--$o is not in --help"
+done
+for badopt in "--policy=paranoid" "--arch=90," "--arch=abc" "--devices=0,0" "--device=1,2" "--jobs=0" "-x"; do
+    bin/kgate --static-only $badopt "$corpus/relu_basic.cu" > "$tmp/o5" 2>&1
+    [ $? -eq 1 ] && grep -q "FAIL (bad argument)" "$tmp/o5" && ok || bad "$badopt was not refused: $(head -1 "$tmp/o5")"
+done
+
+# --- labels problems --------------------------------------------------------
+mkdir -p "$tmp/lab"
+cp "$corpus/relu_basic.cu" "$corpus/tanh_tanhf.cu" "$corpus/va_grid_stride.cu" "$tmp/lab/"
+printf '\xef\xbb\xbf' > "$tmp/lab/bom_relu.cu"
+cat "$corpus/relu_basic.cu" >> "$tmp/lab/bom_relu.cu"
+{
+    printf '\xef\xbb\xbf# labels with problems\n'
+    printf 'relu_basic.cu\trelu\tPASS\tnone\n'
+    printf 'tanh_tanhf.cu\trelu\tPASS\tthe source says tanh\n'
+    printf 'va_grid_stride.cu\tvector_add\tPASS\tnone\n'
+    printf 'va_grid_stride.cu\tvector_add\tL3\tlabeled twice\n'
+    printf 'bom_relu.cu\trelu\tPASS\tnone\n'
+    printf 'gone.cu\trelu\tPASS\tnot there\n'
+} > "$tmp/lab/labels.tsv"
+bin/kgate --static-only "$tmp/lab" > "$tmp/o6" 2>&1
+rc=$?
+[ $rc -eq 1 ] && ok || bad "a labels file with problems did not fail the run (exit $rc)"
+for pat in "byte-order mark" "labeled twice" "labels gone.cu, which is not in" \
+           "tanh_tanhf.cu: its source says kgate-task: tanh, its label says relu"; do
+    grep "^# labels: PROBLEM" "$tmp/o6" | grep -qF -- "$pat" && ok || bad "labels problem not reported: $pat"
+done
+tail -1 "$tmp/o6" | grep -q "4 labels problem(s)" && ok || bad "closing line: $(tail -1 "$tmp/o6")"
+grep -A6 "bom_relu.cu" "$tmp/o6" | grep -q "note: the file starts with a UTF-8 byte-order mark" && ok \
+    || bad "a candidate's byte-order mark was not noted"
+grep -q "^STATIC-OK bom_relu.cu" "$tmp/o6" && ok || bad "a candidate with a byte-order mark was not read"
+
+# --- the candidate limit ------------------------------------------------------
+mkdir -p "$tmp/many"
+for i in $(seq 1 4100); do : > "$tmp/many/c$i.cu"; done
+bin/kgate --static-only "$tmp/many" > "$tmp/o7" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "4100 candidates, the limit is 4096" "$tmp/o7" && ! grep -q "^L1 \|^STATIC-OK" "$tmp/o7"; then ok
+else bad "4100 candidates: exit $rc, $(tail -1 "$tmp/o7")"; fi
+
+# --- repairs and compiler messages --------------------------------------------
+cat > "$tmp/bf16_add.cu" <<'EOF'
+// kgate-task: vector_add
+__global__ void k(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { __nv_bfloat16 h = __float2bfloat16(a[i]); c[i] = __bfloat162float(h) * 0.0f + a[i] + b[i]; }
+}
+extern "C" void launch(const float* a, const float* b, float* c, int n, cudaStream_t stream) {
+    k<<<(n + 255) / 256, 256, 0, stream>>>(a, b, c, n);
+}
+EOF
+bin/kgate --compile-only "$tmp/bf16_add.cu" > "$tmp/o8" 2>&1
+grep -q "^STATIC-OK bf16_add.cu" "$tmp/o8" && grep -q "repaired: #include <cuda_bf16.h> added" "$tmp/o8" && ok \
+    || bad "a bfloat16 kernel without its header: $(grep -A3 bf16_add "$tmp/o8" | head -4)"
+bin/kgate --compile-only "$corpus/va_typo.cu" "$corpus/softmax_undeclared.md" > "$tmp/o9" 2>&1
+grep -q "why: compile error: $corpus/va_typo.cu:7: error" "$tmp/o9" && ok || bad "the message does not name va_typo.cu:7: $(grep -A1 va_typo "$tmp/o9" | tail -1)"
+grep -q "$corpus/softmax_undeclared.md:14: error" "$tmp/o9" && ok || bad "the message does not name the Markdown answer's line 14"
+grep -q "cand.cu\|/scratch/\|kgate\.[A-Za-z0-9]\{6\}/" "$tmp/o9" && bad "a scratch path in the messages: $(grep -m1 'cand.cu\|/scratch/' "$tmp/o9")" || ok
+
+# --- policies and feedback ------------------------------------------------------
+cat > "$tmp/printf_relu.cu" <<'EOF'
+// kgate-task: relu
+#include <cstdio>
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = fmaxf(x[i], 0.0f);
+    if (n < 0) printf("never: %d\n", n);
+}
+extern "C" void launch(const float* x, float* y, int n, cudaStream_t stream) {
+    k<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n);
+}
+EOF
+bin/kgate --static-only "$tmp/printf_relu.cu" > "$tmp/o10" 2>&1
+grep -q "^STATIC-OK printf_relu.cu" "$tmp/o10" && ok || bad "default policy rejected a printf"
+grep -q "stopped statically under: published strict" "$tmp/o10" && ok || bad "the report does not say which profiles stop it"
+bin/kgate --static-only --policy=published "$tmp/printf_relu.cu" > "$tmp/o11" 2>&1
+grep -q "^P0        printf_relu.cu" "$tmp/o11" && grep -q "KG-DEVICE-PRINTF" "$tmp/o11" && ok || bad "published did not reject a printf"
+bin/kgate --static-only --policy=lenient "$corpus/sum_sync_in_branch.cu" > "$tmp/o12" 2>&1
+grep -q "^STATIC-OK sum_sync_in_branch.cu" "$tmp/o12" && ok || bad "lenient rejected a divergent barrier statically"
+bin/kgate --static-only --policy=lenient "$corpus/hostile_include_stdin.cu" > "$tmp/o13" 2>&1
+grep -q "^P0 " "$tmp/o13" && ok || bad "lenient let an include of /dev/stdin through"
+bin/kgate --static-only --feedback="$tmp/fb.jsonl" "$corpus/relu_off_by_one.cu" "$corpus/sum_sync_in_branch.cu" \
+    "$corpus/relu_basic.cu" > /dev/null 2>&1
+[ "$(wc -l < "$tmp/fb.jsonl")" -eq 3 ] && ok || bad "the feedback file does not have one line per candidate"
+if [ -x build/tests/json_check ]; then
+    n=0
+    while IFS= read -r line; do
+        printf '%s' "$line" > "$tmp/one.json"
+        build/tests/json_check "$tmp/one.json" > /dev/null 2>&1 || n=$((n + 1))
+    done < "$tmp/fb.jsonl"
+    [ $n -eq 0 ] && ok || bad "$n feedback record(s) are not valid JSON"
+fi
+grep -q '"rule":"KG-SYNC-DIVERGENT","severity":"P0","line":14' "$tmp/fb.jsonl" && ok || bad "the feedback lacks the rule hit with its line"
+grep -q '"next_step":"KG-SYNC-DIVERGENT at line 14: move __syncthreads()' "$tmp/fb.jsonl" && ok || bad "the feedback lacks the next step"
+grep -q '"rule":"KG-BOUNDS-OFF-BY-ONE"' "$tmp/fb.jsonl" && ok || bad "the feedback of relu_off_by_one lacks its hint"
+
+# --- two architectures ---------------------------------------------------------
+cat > "$tmp/only100.cu" <<'EOF'
+// kgate-task: relu
+__global__ void k(const float* x, float* y, int n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 1000
+#error "this kernel needs sm_100"
+#endif
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = fmaxf(x[i], 0.0f);
+}
+extern "C" void launch(const float* x, float* y, int n, cudaStream_t stream) {
+    k<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n);
+}
+EOF
+bin/kgate --compile-only --arch=90,100 "$tmp/only100.cu" "$corpus/relu_basic.cu" > "$tmp/o14" 2>&1
+grep -q "^# compiled for: sm_90,100" "$tmp/o14" && ok || bad "two architectures not announced"
+grep -q "^STATIC-OK only100.cu" "$tmp/o14" && grep -A6 "only100.cu" "$tmp/o14" | grep -q "does not compile for sm_90" && ok \
+    || bad "a candidate for sm_100 only: $(grep -A3 only100 "$tmp/o14" | head -4)"
+grep -q "^STATIC-OK relu_basic.cu" "$tmp/o14" && ok || bad "relu_basic for two architectures"
+bin/kgate --compile-only --arch=90 "$tmp/only100.cu" > "$tmp/o15" 2>&1
+grep -q "^L1        only100.cu" "$tmp/o15" && grep -q "only100.cu:4: error" "$tmp/o15" && ok \
+    || bad "a candidate for sm_100 only on sm_90: $(grep -A1 only100 "$tmp/o15" | tail -1)"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,105 @@
+/* test_torch.c: the PyTorch adapter the gate appends to a PyTorch candidate
+ * (torch_adapter.h): the entry's name, the launcher of every task, refusals. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kgate_static.h"
+#include "tasks.h"
+#include "torch_adapter.h"
+
+static void test_entry_name(void **s)
+{
+    (void)s;
+    char e[64];
+    kg_torch_entry_of("torch::Tensor forward(torch::Tensor x) {}", e, sizeof e);
+    assert_string_equal(e, "forward");
+    kg_torch_entry_of("// kgate-entry: my_relu\ntorch::Tensor my_relu(torch::Tensor x) {}", e, sizeof e);
+    assert_string_equal(e, "my_relu");
+    kg_torch_entry_of("// kgate-entry:   fused_op2 extra words", e, sizeof e);
+    assert_string_equal(e, "fused_op2");
+    /* not an identifier: the default stays (nothing of the text reaches the adapter) */
+    kg_torch_entry_of("// kgate-entry: 9lives", e, sizeof e);
+    assert_string_equal(e, "forward");
+    kg_torch_entry_of("// kgate-entry: ); system(\"x\"); (", e, sizeof e);
+    assert_string_equal(e, "forward");
+    kg_torch_entry_of(NULL, e, sizeof e);
+    assert_string_equal(e, "forward");
+    assert_true(kg_torch_entry_valid("_a1"));
+    assert_false(kg_torch_entry_valid(""));
+    assert_false(kg_torch_entry_valid("a-b"));
+    assert_false(kg_torch_entry_valid(NULL));
+    char longname[80];
+    memset(longname, 'a', 70);
+    longname[70] = 0;
+    assert_false(kg_torch_entry_valid(longname));
+}
+
+/* Every task gets a launcher with the task's C signature that calls the
+ * entry, delivers through KGATE_DELIVER, and catches exceptions. */
+static void test_adapter_per_task(void **s)
+{
+    (void)s;
+    static char buf[16384];
+    for (int i = 0; i < kg_task_count(); i++) {
+        const kg_task *t = kg_task_at(i);
+        assert_int_equal(kg_torch_adapter(t, "forward", buf, sizeof buf), 0);
+        assert_non_null(strstr(buf, "extern \"C\" void launch("));
+        assert_non_null(strstr(buf, "= forward("));
+        assert_non_null(strstr(buf, "KGATE_DELIVER(s,"));
+        assert_non_null(strstr(buf, "KGATE_TRY"));
+        assert_non_null(strstr(buf, "KGATE_CATCH"));
+        assert_non_null(strstr(buf, "kgate_adapter_flush"));
+        assert_non_null(strstr(buf, "#line 1 \"kgate-torch-adapter\""));
+        /* the launcher takes the task's parameters, ending with the stream */
+        assert_non_null(strstr(buf, "cudaStream_t s)"));
+        assert_true(strlen(kg_torch_signature(t)) > 10);
+    }
+    const kg_task *blur = kg_task_find("blur3x3");
+    assert_int_equal(kg_torch_adapter(blur, "forward", buf, sizeof buf), 0);
+    assert_non_null(strstr(buf, "{pitch, 1}"));   /* the strided view */
+    const kg_task *tr = kg_task_find("transpose");
+    assert_int_equal(kg_torch_adapter(tr, "forward", buf, sizeof buf), 0);
+    assert_non_null(strstr(buf, "{cols, rows}"));
+    const kg_task *h = kg_task_find("histogram256");
+    assert_int_equal(kg_torch_adapter(h, "forward", buf, sizeof buf), 0);
+    assert_non_null(strstr(buf, "kUInt8"));
+}
+
+static void test_adapter_refusals(void **s)
+{
+    (void)s;
+    char small[100];
+    const kg_task *t = kg_task_find("relu");
+    assert_int_equal(kg_torch_adapter(t, "forward", small, sizeof small), -1);
+    static char buf[16384];
+    assert_int_equal(kg_torch_adapter(t, "x); abort(); (", buf, sizeof buf), -1);
+    assert_int_equal(kg_torch_adapter(NULL, "forward", buf, sizeof buf), -1);
+    assert_int_equal(kg_torch_adapter(t, "forward", NULL, 0), -1);
+}
+
+static void test_is_torch(void **s)
+{
+    (void)s;
+    assert_true(kg_is_torch_source("#include <torch/extension.h>\n"));
+    assert_true(kg_is_torch_source("at::Tensor f(at::Tensor x);"));
+    assert_true(kg_is_torch_source("#include <ATen/ATen.h>"));
+    assert_false(kg_is_torch_source("__global__ void k(float* torch) {}"));
+    assert_false(kg_is_torch_source(NULL));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_entry_name),
+        cmocka_unit_test(test_adapter_per_task),
+        cmocka_unit_test(test_adapter_refusals),
+        cmocka_unit_test(test_is_torch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
