@@ -27,11 +27,11 @@
 # ${0%/*}, not $(dirname ...): no fork before python starts, so the pids in a
 # run's PID namespace are the same in every run, as they are for the real tool.
 [ -n "${FAKE_RENDEZVOUS:-}" ] && exec python3 "${0%/*}/fake_rendezvous.py" "$@"
-save=""; tool=""
+save=""; tool=""; launch=none
 [ "$1" = --version ] && { echo "Version 0.0 (fake)"; exit 0; }
-while [ $# -gt 0 ]; do case "$1" in --save) save=$2; shift 2;; --tool) tool=$2; shift 2;; --xml) shift;; --*) shift 2;; *) break;; esac; done
+while [ $# -gt 0 ]; do case "$1" in --save) save=$2; shift 2;; --tool) tool=$2; shift 2;; --launch-timeout) launch=$2; shift 2;; --xml) shift;; --*) shift 2;; *) break;; esac; done
 prog=$(basename "$1")
-echo "fake: $tool $prog CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES args: $*"
+echo "fake: $tool $prog CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES launch-timeout=$launch args: $*"
 F=${FAKE_FIXTURES:-$(dirname "$(readlink -f "$0")")/fixtures}
 if [ -n "${FAKE_ATTACH:-}" ]; then
   lock=$FAKE_ATTACH/$prog.$tool.lock
