@@ -276,7 +276,7 @@ for mode in $modes; do
     check "$mode: ... each run had two attempts, the second after the first was all gone" \
         "[ \$(wc -l <'$st/planted_clean.memcheck.n') = 2 ] && [ \$(wc -l <'$st/planted_clean.racecheck.n') = 2 ] && ! grep -q 'still alive' '$st'/o/raw/*.log"
     check "$mode: ... on the same worker (its device twice in its log)" \
-        "for l in '$st'/o/raw/*.log; do [ \$(grep '^fake: ' \$l | awk '{print \$4}' | sort -u | wc -l) = 1 ] && [ \$(grep -c '^fake: ' \$l) = 2 ] || exit 1; done"
+        "(for l in '$st'/o/raw/*.log; do [ \$(grep '^fake: ' \$l | awk '{print \$4}' | sort -u | wc -l) = 1 ] && [ \$(grep -c '^fake: ' \$l) = 2 ] || exit 1; done)"
     check "$mode: ... the log says why it ran again" "[ \$(grep -l 'could not attach to the program (\"No attachable process found\"); this attempt ended' '$st'/o/raw/*.log | wc -l) = 2 ]"
     check "$mode: ... progress, summary.txt, JSON and JUnit note the retry" \
         "[ \$(grep -c '^# retry  ' '$st/o.txt') = 2 ] && [ \$(grep -c 'CLEAN: retried once: compute-sanitizer could not attach to the program at first (\"No attachable process found\")' '$st/o/summary.txt') = 2 ] && json_ok '$st/o/sanitize.json' && [ \$(grep -c '\"attempts\":2,\"message\":\"retried once: ' '$st/o/sanitize.json') = 2 ] && [ \$(grep -c '^note: retried once: compute-sanitizer could not attach' '$st/o/sanitize.junit.xml') = 2 ]"
