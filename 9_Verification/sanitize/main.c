@@ -60,6 +60,30 @@
 _Static_assert(SANITIZER_PORT_BASE + MAX_WORKERS * SANITIZER_PORTS <= 65536,
                "every worker's port range must be a valid port range");
 
+/* How long compute-sanitizer waits for its program to connect
+ * (--launch-timeout: "Timeout in seconds to wait to connect to the target
+ * process", default 10 s for a single process, 0 for ever; from
+ * `compute-sanitizer --help`, 2025.3.1). The program connects at its first
+ * CUDA call, which on a cold machine (driver load, a first context on a big
+ * GPU, a sanitizer that instruments it) can take more than 10 s; 60 s does not
+ * turn a slow start into a failure. */
+#define SANITIZER_LAUNCH_TIMEOUT_S 60
+
+/* What compute-sanitizer prints when the rendezvous failed: it never
+ * watched the program (strings from the tool's binary, 2025.3.1, both seen
+ * on the H200). After "No attachable process found" it waits for a program
+ * that waits for the tool, until --timeout; the other ends at once with
+ * exit 255. Either way nothing was checked, and nothing about the program
+ * is known, so the run is ended as soon as its output holds one of these,
+ * and run once more (same worker, once every process of the first attempt
+ * is gone). A second failure is ERROR. Only this is retried: a program that
+ * ran under the tool and failed, hung or was judged keeps its verdict. */
+static const char *const attach_failures[] = {
+    "No attachable process found",
+    "Target application terminated before first instrumented API call",
+    NULL,
+};
+
 typedef struct {
     const char *root;
     const char *out;
@@ -520,13 +544,15 @@ static int build_argv(const char *sanitizer, int tool, const char *xml, const sz
                       size_t errlen)
 {
     int n = 0;
-    char code[16], port[16], ports[16];
+    char code[16], port[16], ports[16], launch[16];
     snprintf(code, sizeof code, "%d", SZ_ERROR_EXITCODE);
+    snprintf(launch, sizeof launch, "%d", SANITIZER_LAUNCH_TIMEOUT_S);
     snprintf(port, sizeof port, "%d", SANITIZER_PORT_BASE + worker * SANITIZER_PORTS);
     snprintf(ports, sizeof ports, "%d", SANITIZER_PORTS);
     const char *fixed[] = {sanitizer, "--tool", sz_tool_name(tool), "--error-exitcode", code,
                            "--print-limit", "0", "--xml", "--save", xml,
-                           "--port", port, "--max-connections", ports};
+                           "--port", port, "--max-connections", ports,
+                           "--launch-timeout", launch};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) argv[n++] = strdup(fixed[i]);
     if (tool == SZ_MEMCHECK) {
         argv[n++] = strdup("--leak-check");
@@ -662,32 +688,112 @@ typedef struct {
     int log_fd;
     char **argv;
     int argc;
+    char cvd[MAX_WORKERS * 65 + 1]; /* its CUDA_VISIBLE_DEVICES, for a second attempt */
+    double t0;     /* when its first attempt started */
+    int attempts;  /* 1, or 2 after compute-sanitizer could not attach */
+    const char *first_failure;  /* the attach failure of the first attempt */
+    char retry_error[200];      /* why the second attempt could not start */
+    size_t log_kept;            /* log bytes of the first attempt */
+    unsigned long long log_dropped; /* and dropped past --max-log */
 } slot;
+
+/* Start (again) the job in slot s: its compute-sanitizer, watched for the
+ * size of its report and for an attach failure. 0, or -1 (errno). */
+static int start_attempt(slot *s, const sz_result *r, const char *root_abs, size_t max_log,
+                         int timeout_s, size_t max_report)
+{
+    if (sz_proc_start(&s->proc, s->argv, root_abs, s->log_fd, max_log, "CUDA_VISIBLE_DEVICES",
+                      s->cvd, timeout_s))
+        return -1;
+    sz_proc_watch(&s->proc, r->xml_path, (long long)max_report);
+    sz_proc_stop_on(&s->proc, attach_failures);
+    s->attempts++;
+    return 0;
+}
+
+/* The first attempt of the job in slot s ended because compute-sanitizer
+ * could not attach to its program (every process of it is gone: see
+ * sz_proc_poll). Say so in the log, drop whatever report it left, and run
+ * the same command again on the same worker. 0 if it started. */
+static int retry_job(slot *s, const sz_result *r, const char *root_abs, size_t max_log,
+                     int timeout_s, size_t max_report, int quiet)
+{
+    double took = sz_now() - s->proc.start;
+    sz_proc_close(&s->proc);
+    sz_proc first = s->proc; /* what finish_job reads if no second attempt starts */
+    if (s->log_fd >= 0)
+        dprintf(s->log_fd, "\n[sanitize: compute-sanitizer could not attach to the program "
+                "(\"%s\"); this attempt ended after %.1f s, with every process it started; running it "
+                "again]\n",
+                first.stop_hit, took);
+    /* a report of the failed attempt must not pass for the second one's */
+    if (unlink(r->xml_path) && errno != ENOENT) {
+        snprintf(s->retry_error, sizeof s->retry_error, "cannot remove %s: %s", r->xml_path,
+                 strerror(errno));
+        return -1;
+    }
+    if (!quiet)
+        sz_print_clean(stdout, "# retry     %-24s %-10s compute-sanitizer could not attach "
+                       "(\"%s\") after %.1f s: running it again\n", r->label,
+                       sz_tool_name(r->tool), first.stop_hit, took);
+    /* the log's cap holds for both attempts together */
+    size_t left = max_log > first.log_bytes ? max_log - first.log_bytes : 0;
+    if (start_attempt(s, r, root_abs, left, timeout_s, max_report)) {
+        snprintf(s->retry_error, sizeof s->retry_error, "%s", strerror(errno));
+        s->proc = first;
+        return -1;
+    }
+    s->first_failure = first.stop_hit;
+    s->log_kept = first.log_bytes;
+    s->log_dropped = first.log_dropped;
+    return 0;
+}
 
 /* Job j is done: its log closed (with a note when it was cut), its report
  * read and judged, its progress line printed. */
 static void finish_job(sz_result *r, slot *s, int code, int to, int timeout_s, size_t max_report)
 {
-    r->seconds = sz_now() - s->proc.start;
+    r->seconds = sz_now() - s->t0;
+    r->attempts = s->attempts;
     sz_proc_close(&s->proc);
-    if (s->proc.log_dropped && s->log_fd >= 0)
+    unsigned long long dropped = s->log_dropped + s->proc.log_dropped;
+    if (dropped && s->log_fd >= 0)
         dprintf(s->log_fd, "\n[sanitize: log cut at %zu bytes; %llu more bytes dropped]\n",
-                s->proc.log_max, s->proc.log_dropped);
+                s->log_kept + s->proc.log_max, dropped);
     if (s->log_fd >= 0) close(s->log_fd);
     s->log_fd = -1;
     r->max_report = max_report;
     r->deadline = s->proc.start + timeout_s;
-    if (s->proc.watch_over) {
+    if (s->proc.stop_hit) {
+        /* compute-sanitizer never watched the program: there is nothing to
+         * judge, whatever the attempt left behind */
         r->verdict = SZ_ERROR;
-        r->exit_code = -1;
-        sz_note(r, "the report passed %zu bytes (--max-report): the run was stopped",
-                max_report);
+        r->exit_code = code;
+        if (s->attempts == 2 && s->first_failure == s->proc.stop_hit)
+            sz_note(r, "compute-sanitizer could not attach to the program twice: \"%s\" (see %s)",
+                    s->proc.stop_hit, r->log_path);
+        else if (s->attempts == 2)
+            sz_note(r, "compute-sanitizer could not attach to the program twice: \"%s\", then "
+                    "\"%s\" (see %s)", s->first_failure, s->proc.stop_hit, r->log_path);
+        else /* the second attempt could not start */
+            sz_note(r, "compute-sanitizer could not attach to the program (\"%s\"), and it "
+                    "could not be run again: %s", s->proc.stop_hit, s->retry_error);
     } else {
-        sz_evaluate(r, code, to, timeout_s);
+        if (s->attempts == 2)
+            sz_note(r, "retried once: compute-sanitizer could not attach to the program at "
+                    "first (\"%s\")", s->first_failure);
+        if (s->proc.watch_over) {
+            r->verdict = SZ_ERROR;
+            r->exit_code = -1;
+            sz_note(r, "the report passed %zu bytes (--max-report): the run was stopped",
+                    max_report);
+        } else {
+            sz_evaluate(r, code, to, timeout_s);
+        }
     }
-    if (s->proc.log_dropped)
-        sz_note(r, "log cut at %zu bytes (--max-log), %llu more dropped", s->proc.log_max,
-                s->proc.log_dropped);
+    if (dropped)
+        sz_note(r, "log cut at %zu bytes (--max-log), %llu more dropped",
+                s->log_kept + s->proc.log_max, dropped);
 }
 
 int main(int argc, char **argv)
@@ -992,12 +1098,19 @@ int main(int argc, char **argv)
                                    0.0, r->message);
                 continue;
             }
-            char cvd_value[MAX_WORKERS * 65 + 1] = "";
+            char *cvd_value = slots[w].cvd;
+            cvd_value[0] = '\0';
             for (int k = 0; k < job_gpus[j]; k++) {
                 size_t at = strlen(cvd_value);
-                snprintf(cvd_value + at, sizeof cvd_value - at, "%s%s", k ? "," : "",
+                snprintf(cvd_value + at, sizeof slots[w].cvd - at, "%s%s", k ? "," : "",
                          dev_ids[(w + k) % n_ids]);
             }
+            slots[w].attempts = 0;
+            slots[w].first_failure = NULL;
+            slots[w].retry_error[0] = '\0';
+            slots[w].log_kept = 0;
+            slots[w].log_dropped = 0;
+            slots[w].t0 = sz_now();
             if (!executable(bin)) {
                 why = "not built";
             } else {
@@ -1013,9 +1126,8 @@ int main(int argc, char **argv)
                 if (slots[w].log_fd < 0) snprintf(msg, sizeof msg, "cannot create its log: %s",
                                                   strerror(errno));
                 if (slots[w].argc < 0 ||
-                    sz_proc_start(&slots[w].proc, slots[w].argv, root_abs, slots[w].log_fd,
-                                  c.max_log, "CUDA_VISIBLE_DEVICES", cvd_value,
-                                  job_timeout[j])) {
+                    start_attempt(&slots[w], r, root_abs, c.max_log, job_timeout[j],
+                                  c.max_report)) {
                     if (!msg[0]) snprintf(msg, sizeof msg, "%s", strerror(errno));
                     why = "cannot start compute-sanitizer";
                     if (slots[w].argc > 0) sz_free_args(slots[w].argv, slots[w].argc);
@@ -1036,7 +1148,6 @@ int main(int argc, char **argv)
                 w--; /* the slot is still free */
                 continue;
             }
-            sz_proc_watch(&slots[w].proc, r->xml_path, (long long)c.max_report);
             slots[w].job = j;
         }
         /* wait for output or 20 ms, then look at every run */
@@ -1052,6 +1163,11 @@ int main(int argc, char **argv)
             if (!sz_proc_poll(&slots[w].proc, &code, &to)) continue;
             int j = slots[w].job;
             sz_result *r = &res[j];
+            /* compute-sanitizer could not attach: once, run it again */
+            if (slots[w].proc.stop_hit && slots[w].attempts == 1 &&
+                retry_job(&slots[w], r, root_abs, c.max_log, job_timeout[j], c.max_report,
+                          c.quiet) == 0)
+                continue;
             finish_job(r, &slots[w], code, to, job_timeout[j], c.max_report);
             sz_free_args(slots[w].argv, slots[w].argc);
             free(slots[w].argv);

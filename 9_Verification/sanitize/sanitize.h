@@ -168,6 +168,7 @@ typedef struct {
     double seconds;
     int exit_code;       /* compute-sanitizer's exit status; -1 if killed */
     int timed_out;
+    int attempts;        /* 2: the first could not attach and was run again (main.c) */
     char message[512];   /* why ERROR / notes */
     char xml_path[700];
     char log_path[700];
@@ -240,6 +241,10 @@ typedef struct {
     const char *watch_path;  /* a file whose size is capped (the report) */
     long long watch_max;
     int watch_over;      /* 1: the run was stopped because it passed watch_max */
+    const char *const *stop_on; /* strings that end the run when its output holds one */
+    const char *stop_hit;       /* the one it held (NULL: none) */
+    char stop_tail[128];        /* the last output bytes, to match across reads */
+    size_t stop_tail_len;
 } sz_proc;
 
 /* Start argv (argv[0] a path, or a name looked up in PATH) contained, in
@@ -250,11 +255,17 @@ int sz_proc_start(sz_proc *p, char *const argv[], const char *cwd, int log_fd, s
                   const char *env_name, const char *env_value, double timeout_s);
 /* Stop the run when the file at path grows past max_bytes. */
 void sz_proc_watch(sz_proc *p, const char *path, long long max_bytes);
+/* Stop the run as soon as its output (all of it, kept in the log or not)
+ * holds one of the strings of `needles` (NULL-terminated, each shorter than
+ * 128 bytes, kept by the caller); p->stop_hit then points to that string.
+ * It is set too when the run had ended by itself with such output. */
+void sz_proc_stop_on(sz_proc *p, const char *const *needles);
 /* Non-blocking: copies the output so far, checks the limits. Returns 1 when
  * finished (exit code in *code: the exit status, 128 + signal if killed by
  * one, 127 if exec failed, -1 if the harness stopped it; *timed_out set if
- * that was the time limit, p->watch_over if the watched file's size), 0
- * while running. When it returns 1, every process the run started is gone. */
+ * that was the time limit, p->watch_over if the watched file's size,
+ * p->stop_hit if one of the stop_on strings), 0 while running. When it
+ * returns 1, every process the run started is gone. */
 int sz_proc_poll(sz_proc *p, int *code, int *timed_out);
 void sz_proc_close(sz_proc *p);
 /* Run argv contained and keep the first len - 1 bytes of its output in out.

@@ -140,10 +140,12 @@ static void write_table(FILE *f, const sz_result *r, int n)
         fprintf(f, "%-28s %-10s %-10s %8.1f  %s\n", r[i].label, sz_tool_name(r[i].tool),
                 sz_verdict_name(r[i].verdict), r[i].seconds, det);
     }
-    /* details for everything that did not go as declared */
+    /* details for everything that did not go as declared, and the notes of
+     * the runs that did (a run retried because the tool could not attach,
+     * a log cut short): a pass that needed help says so */
     for (int i = 0; i < n; i++) {
         const sz_result *x = &r[i];
-        if (x->verdict == SZ_CLEAN || x->verdict == SZ_DETECTED) continue;
+        if ((x->verdict == SZ_CLEAN || x->verdict == SZ_DETECTED) && !x->message[0]) continue;
         fprintf(f, "\n%s under %s: %s%s%s\n", x->label, sz_tool_name(x->tool),
                 sz_verdict_name(x->verdict), x->message[0] ? ": " : "", x->message);
         for (int k = 0; k < x->expect.n; k++) {
@@ -294,8 +296,10 @@ int sz_write_json(FILE *f, const sz_result *r, int n, const sz_meta *m)
         jstr(f, x->args);
         fputs(",\"verdict\":", f);
         jstr(f, sz_verdict_name(x->verdict));
-        fprintf(f, ",\"gpus\":%d,\"seconds\":%.3f,\"exit_code\":%d,\"timed_out\":%s,\"message\":",
-                x->gpus > 1 ? x->gpus : 1, x->seconds, x->exit_code, x->timed_out ? "true" : "false");
+        fprintf(f, ",\"gpus\":%d,\"seconds\":%.3f,\"exit_code\":%d,\"timed_out\":%s,"
+                "\"attempts\":%d,\"message\":",
+                x->gpus > 1 ? x->gpus : 1, x->seconds, x->exit_code, x->timed_out ? "true" : "false",
+                x->attempts > 1 ? x->attempts : 1);
         jstr(f, x->message);
         fputs(",\"xml\":", f);
         jstr(f, x->xml_path);
@@ -381,6 +385,10 @@ int sz_write_junit(FILE *f, const sz_result *r, int n)
                 xstr(f, x->found.d[j].kind);
                 fputc(' ', f);
                 xstr(f, w);
+            }
+            if (x->message[0]) { /* a note: retried, log cut, ... */
+                fputs("\nnote: ", f);
+                xstr(f, x->message);
             }
             fputs("</system-out>\n    </testcase>\n", f);
             continue;

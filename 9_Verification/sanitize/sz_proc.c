@@ -426,8 +426,45 @@ void sz_proc_watch(sz_proc *p, const char *path, long long max_bytes)
     p->watch_max = max_bytes;
 }
 
+void sz_proc_stop_on(sz_proc *p, const char *const *needles)
+{
+    p->stop_on = needles;
+}
+
+/* Look for the stop_on strings in what was just read, and across the seam
+ * with what came before: a line can arrive in two reads. Only the last
+ * sizeof stop_tail - 1 bytes are carried over, which is why a needle must
+ * be shorter than that. The output may hold any byte, NUL included. */
+static void scan_output(sz_proc *p, const char *buf, size_t k)
+{
+    if (!p->stop_on || p->stop_hit) return;
+    char seam[2 * sizeof p->stop_tail];
+    size_t head = k < sizeof p->stop_tail ? k : sizeof p->stop_tail;
+    memcpy(seam, p->stop_tail, p->stop_tail_len);
+    memcpy(seam + p->stop_tail_len, buf, head);
+    for (int i = 0; p->stop_on[i] && !p->stop_hit; i++) {
+        size_t n = strlen(p->stop_on[i]);
+        if (memmem(seam, p->stop_tail_len + head, p->stop_on[i], n) ||
+            memmem(buf, k, p->stop_on[i], n))
+            p->stop_hit = p->stop_on[i];
+    }
+    /* keep the last bytes for the next read */
+    size_t keep = sizeof p->stop_tail - 1;
+    if (k >= keep) {
+        memcpy(p->stop_tail, buf + k - keep, keep);
+        p->stop_tail_len = keep;
+    } else {
+        size_t total = p->stop_tail_len + k;
+        size_t drop = total > keep ? total - keep : 0;
+        memmove(p->stop_tail, p->stop_tail + drop, p->stop_tail_len - drop);
+        memcpy(p->stop_tail + p->stop_tail_len - drop, buf, k);
+        p->stop_tail_len = total - drop;
+    }
+}
+
 /* Whatever is in the pipe now: into the log (up to its cap), or into the
- * capture buffer; the rest is counted and dropped. */
+ * capture buffer; the rest is counted and dropped. All of it is scanned
+ * for the stop_on strings. */
 static void drain(sz_proc *p)
 {
     char buf[65536];
@@ -441,6 +478,7 @@ static void drain(sz_proc *p)
             }
             return;
         }
+        scan_output(p, buf, (size_t)k);
         size_t room = p->log_max > p->log_bytes ? p->log_max - p->log_bytes : 0;
         size_t keep = (size_t)k < room ? (size_t)k : room;
         if (keep) {
@@ -480,6 +518,15 @@ int sz_proc_poll(sz_proc *p, int *code, int *timed_out)
     int st;
     pid_t r = waitpid((pid_t)p->pid, &st, WNOHANG);
     if (r == 0) {
+        /* the output said the run cannot go on (compute-sanitizer could not
+         * attach to its program, main.c): end it now, not at its time limit */
+        if (p->stop_hit) {
+            stop_keeper(p);
+            drain(p);
+            *code = -1;
+            *timed_out = 0;
+            return 1;
+        }
         struct stat sb;
         if (p->watch_path && p->watch_max > 0 && lstat(p->watch_path, &sb) == 0 &&
             sb.st_size > p->watch_max) {

@@ -16,15 +16,44 @@
 #   FAKE_XML_FOREVER=1   write to the report without end (about 1 MB/s)
 #   FAKE_RENDEZVOUS=TAG  play compute-sanitizer's search for its target instead
 #                        (fake_rendezvous.py; TAG keeps two test runs apart)
+#   FAKE_ATTACH=DIR      count each attempt of a program and tool in DIR/<prog>.<tool>.n, and
+#                        fail the first FAKE_ATTACH_FAILS (default 0) as compute-sanitizer does
+#                        when it cannot attach: FAKE_ATTACH_HOW=hang (default) prints "No
+#                        attachable process found" and waits for ever, its setsid grandchild
+#                        (argv[0] FAKE_ATTACH_TOKEN-target) holding a lock on
+#                        DIR/<prog>.<tool>.lock; =exit prints "Target application terminated
+#                        before first instrumented API call" and exits 255. An attempt that
+#                        finds the lock held (an earlier attempt still alive) says so, exits 1.
 # ${0%/*}, not $(dirname ...): no fork before python starts, so the pids in a
 # run's PID namespace are the same in every run, as they are for the real tool.
 [ -n "${FAKE_RENDEZVOUS:-}" ] && exec python3 "${0%/*}/fake_rendezvous.py" "$@"
-save=""; tool=""
+save=""; tool=""; launch=none
 [ "$1" = --version ] && { echo "Version 0.0 (fake)"; exit 0; }
-while [ $# -gt 0 ]; do case "$1" in --save) save=$2; shift 2;; --tool) tool=$2; shift 2;; --xml) shift;; --*) shift 2;; *) break;; esac; done
+while [ $# -gt 0 ]; do case "$1" in --save) save=$2; shift 2;; --tool) tool=$2; shift 2;; --launch-timeout) launch=$2; shift 2;; --xml) shift;; --*) shift 2;; *) break;; esac; done
 prog=$(basename "$1")
-echo "fake: $tool $prog CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES args: $*"
+echo "fake: $tool $prog CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES launch-timeout=$launch args: $*"
 F=${FAKE_FIXTURES:-$(dirname "$(readlink -f "$0")")/fixtures}
+if [ -n "${FAKE_ATTACH:-}" ]; then
+  lock=$FAKE_ATTACH/$prog.$tool.lock
+  flock -n "$lock" true || { echo "fake: an earlier attempt of this run is still alive"; exit 1; }
+  echo x >>"$FAKE_ATTACH/$prog.$tool.n"
+  if [ "$(wc -l <"$FAKE_ATTACH/$prog.$tool.n")" -le "${FAKE_ATTACH_FAILS:-0}" ]; then
+    echo "========= COMPUTE-SANITIZER"
+    if [ "${FAKE_ATTACH_HOW:-hang}" = exit ]; then
+      echo "========= Error: Target application terminated before first instrumented API call"
+      exit 255
+    fi
+    echo "========= Error: No attachable process found. compute-sanitizer timed-out."
+    echo "========= Default timeout can be adjusted with --launch-timeout. Awaiting target completion."
+    exec 9>"$lock"
+    flock 9
+    # the "target", waiting for a tool that never came, in a session of its own
+    setsid bash -c "exec -a '${FAKE_ATTACH_TOKEN:-fake}-target' sleep 300" </dev/null >/dev/null 2>&1 &
+    exec 9>&-
+    bash -c "exec -a '${FAKE_ATTACH_TOKEN:-fake}-tool' sleep 300"
+    exit 1
+  fi
+fi
 if [ -n "${FAKE_ORPHAN:-}" ]; then
   setsid bash -c "exec -a '$FAKE_ORPHAN-orphan' sleep 300" </dev/null >/dev/null 2>&1 &
   bash -c "exec -a '$FAKE_ORPHAN-child' sleep 300" </dev/null >/dev/null 2>&1 &

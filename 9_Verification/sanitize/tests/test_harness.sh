@@ -69,6 +69,7 @@ check "planted suite passes" "[ $? = 0 ]"
 check "10 runs, 4 CLEAN, 6 DETECTED" "grep -q '10 runs: 4 CLEAN, 6 DETECTED, 0 MISSED, 0 UNEXPECTED, 0 ERROR' '$out/a.txt'"
 check "three workers, three devices" "[ \$(grep -h CUDA_VISIBLE_DEVICES '$out'/a/raw/*.log | awk '{print \$4}' | sort -u | wc -l) = 3 ]"
 check "JSON report is valid" "json_ok '$out/a/sanitize.json'"
+check "compute-sanitizer is given --launch-timeout 60 (a slow first CUDA call is no failure)" "[ \$(cat '$out'/a/raw/*.log | grep -c '^fake: .* launch-timeout=60 args: ') = 10 ]"
 check "JUnit report written" "grep -q '<testsuites name=\"sanitize\" tests=\"10\" failures=\"0\" errors=\"0\"' '$out/a/sanitize.junit.xml'"
 
 # two runs at once, each in its own PID namespace: compute-sanitizer finds
@@ -80,6 +81,7 @@ check "JUnit report written" "grep -q '<testsuites name=\"sanitize\" tests=\"10\
 FAKE_RENDEZVOUS="sztest$$" bin/sanitize --binary=bin/planted_clean --jobs=2 --sanitizer=$fake --assume-gpus=2 --out="$out/rv" >"$out/rv.txt" 2>&1
 check "two runs at once find their own targets: 4 CLEAN" "grep -q '4 runs: 4 CLEAN, 0 DETECTED, 0 MISSED, 0 UNEXPECTED, 0 ERROR' '$out/rv.txt'"
 check "each worker its own --port range, not the default one" "[ \$(cat '$out'/rv/raw/*.log | grep -c '^fake rendezvous: ports 49162 to 49171\$') = 2 ] && [ \$(cat '$out'/rv/raw/*.log | grep -c '^fake rendezvous: ports 49172 to 49181\$') = 2 ]"
+check "... at the first attempt (a retry would hide a shared range)" "! grep -q 'retry' '$out/rv.txt' && [ \$(grep -c '\"attempts\":1,' '$out/rv/sanitize.json') = 4 ]"
 grep -q ', pid namespace,' "$out/rv.txt" || echo "note: no pid namespace here (reaper mode): the rendezvous check above cannot fail here"
 
 printf 'memcheck: detect oob-global-read at clean.cu:20\n' >"$out/buggy.expect"
@@ -258,6 +260,57 @@ for mode in $modes; do
 done 2>/dev/null  # (bash's notes on the jobs it saw killed)
 bin/sanitize --contain=sometimes --list >/dev/null 2>&1
 check "--contain=unknown: exit 1" "[ $? = 1 ]"
+
+# ---- compute-sanitizer that cannot attach to its program --------------------
+# On the H200 the tool printed "No attachable process found" and then waited
+# until --timeout, or "Target application terminated before first instrumented
+# API call" (exit 255). Such a run is ended at once, run once more on the same
+# worker after everything of its first attempt is gone (the fake's lock says
+# so), and reported as retried; twice is ERROR. FAKE_ATTACH counts attempts.
+for mode in $modes; do
+    st=$out/att-$mode
+    tok="sz-test-attach-$mode-$$-$RANDOM"
+    mkdir -p "$st"
+    start=$SECONDS
+    FAKE_ATTACH=$st FAKE_ATTACH_FAILS=1 FAKE_ATTACH_TOKEN=$tok bin/sanitize --contain=$mode --binary=bin/planted_clean \
+        --tool=memcheck,racecheck --jobs=2 --timeout=120 --sanitizer=$fake --assume-gpus=2 --out="$st/o" >"$st/o.txt" 2>&1
+    check "$mode: cannot attach once, then can: exit 0, 2 CLEAN" "[ $? = 0 ] && grep -q '2 runs: 2 CLEAN, 0 DETECTED, 0 MISSED, 0 UNEXPECTED, 0 ERROR' '$st/o.txt'"
+    check "$mode: ... the hung first attempts ended within seconds, not at --timeout" "[ $((SECONDS - start)) -lt 10 ]"
+    check "$mode: ... each run had two attempts, the second after the first was all gone" \
+        "[ \$(wc -l <'$st/planted_clean.memcheck.n') = 2 ] && [ \$(wc -l <'$st/planted_clean.racecheck.n') = 2 ] && ! grep -q 'still alive' '$st'/o/raw/*.log"
+    check "$mode: ... on the same worker (its device twice in its log)" \
+        "(for l in '$st'/o/raw/*.log; do [ \$(grep '^fake: ' \$l | awk '{print \$4}' | sort -u | wc -l) = 1 ] && [ \$(grep -c '^fake: ' \$l) = 2 ] || exit 1; done)"
+    check "$mode: ... the log says why it ran again" "[ \$(grep -l 'could not attach to the program (\"No attachable process found\"); this attempt ended' '$st'/o/raw/*.log | wc -l) = 2 ]"
+    check "$mode: ... progress, summary.txt, JSON and JUnit note the retry" \
+        "[ \$(grep -c '^# retry  ' '$st/o.txt') = 2 ] && [ \$(grep -c 'CLEAN: retried once: compute-sanitizer could not attach to the program at first (\"No attachable process found\")' '$st/o/summary.txt') = 2 ] && json_ok '$st/o/sanitize.json' && [ \$(grep -c '\"attempts\":2,\"message\":\"retried once: ' '$st/o/sanitize.json') = 2 ] && [ \$(grep -c '^note: retried once: compute-sanitizer could not attach' '$st/o/sanitize.junit.xml') = 2 ]"
+    check "$mode: ... and nothing of the hung attempts is left" "none_left '$tok' 3"
+    cleanup_token "$tok"
+done 2>/dev/null
+st=$out/att
+mkdir -p "$st/exit" "$st/twice" "$st/none"
+FAKE_ATTACH=$st/exit FAKE_ATTACH_FAILS=1 FAKE_ATTACH_HOW=exit bin/sanitize --sample=planted_oob_read --tool=memcheck \
+    --sanitizer=$fake --assume-gpus=1 --out="$st/exit/o" --quiet >"$st/exit.txt" 2>&1
+check "'terminated before first instrumented API call' (exit 255) once: retried, then judged (DETECTED, noted)" \
+    "[ $? = 0 ] && grep -q '1 runs: 0 CLEAN, 1 DETECTED' '$st/exit.txt' && [ \$(wc -l <'$st/exit/planted_oob_read.memcheck.n') = 2 ] && grep -q 'DETECTED: retried once: compute-sanitizer could not attach to the program at first (\"Target application terminated before first instrumented API call\")' '$st/exit/o/summary.txt'"
+tok="sz-test-attach-twice-$$-$RANDOM"
+start=$SECONDS
+FAKE_ATTACH=$st/twice FAKE_ATTACH_FAILS=2 FAKE_ATTACH_TOKEN=$tok bin/sanitize --binary=bin/planted_clean --tool=memcheck \
+    --timeout=120 --sanitizer=$fake --assume-gpus=1 --out="$st/twice/o" --quiet >"$st/twice.txt" 2>&1
+check "cannot attach twice: exit 1, ERROR with the reason, never CLEAN" \
+    "[ $? = 1 ] && grep -q '1 runs: 0 CLEAN, 0 DETECTED, 0 MISSED, 0 UNEXPECTED, 1 ERROR' '$st/twice.txt' && grep -q 'ERROR: compute-sanitizer could not attach to the program twice: \"No attachable process found\" (see ' '$st/twice/o/summary.txt'"
+check "... two attempts, not three, each ended within seconds" "[ \$(wc -l <'$st/twice/planted_clean.memcheck.n') = 2 ] && [ $((SECONDS - start)) -lt 10 ]"
+check "... JSON and JUnit say so" "json_ok '$st/twice/o/sanitize.json' && grep -q '\"verdict\":\"ERROR\",.*\"attempts\":2,\"message\":\"compute-sanitizer could not attach to the program twice' '$st/twice/o/sanitize.json' && grep -q '<error type=\"ERROR\" message=\"ERROR: compute-sanitizer could not attach to the program twice' '$st/twice/o/sanitize.junit.xml'"
+check "... and leaves nothing behind" "none_left '$tok' 3"
+cleanup_token "$tok"
+# only the attach failure is retried: a timeout, a MISSED, an UNEXPECTED run once
+FAKE_ATTACH=$st/none bin/sanitize --binary=bin/planted_barrier --tool=synccheck --timeout=1 --sanitizer=$fake \
+    --assume-gpus=1 --out="$st/none/o1" --quiet >"$st/none1.txt" 2>&1
+FAKE_ATTACH=$st/none bin/sanitize --binary=bin/planted_clean --expect="$out/buggy.expect" --tool=memcheck --sanitizer=$fake \
+    --assume-gpus=1 --out="$st/none/o2" --quiet >"$st/none2.txt" 2>&1
+FAKE_ATTACH=$st/none bin/sanitize --binary=bin/planted_oob_read --tool=memcheck --sanitizer=$fake \
+    --assume-gpus=1 --out="$st/none/o3" --quiet >"$st/none3.txt" 2>&1
+check "a timeout, a MISSED and an UNEXPECTED run are not retried" \
+    "grep -q 'ERROR: timed out' '$st/none1.txt' && grep -q '1 MISSED' '$st/none2.txt' && grep -q '1 UNEXPECTED' '$st/none3.txt' && [ \$(cat '$st'/none/*.n | wc -l) = 3 ] && ! grep -q 'retried' '$st'/none*.txt"
 [ -n "$leftovers" ] && echo "note: killed leftovers of failed checks:$leftovers"
 
 # ---- size caps: logs, reports, and the parse --------------------------------

@@ -1141,6 +1141,39 @@ static void test_proc_modes(sz_contain mode)
     assert_true(sz_now() - t0 < 10);
     sz_proc_close(&p);
     unlink(grow_path);
+    /* output that says the run cannot go on (main.c: compute-sanitizer
+     * could not attach) stops it at once, with everything it started, even
+     * when the line comes in two writes, or after a flood past the log's cap */
+    static const char *const needles[] = {"No attachable process found", NULL};
+    const char *scripts[] = {
+        "setsid bash -c 'exec -a %s-orphan sleep 300' </dev/null >/dev/null 2>&1 & "
+        "printf 'x No attach'; sleep 0.3; printf 'able process found.\n'; exec -a %s-tool sleep 300",
+        "setsid bash -c 'exec -a %s-orphan sleep 300' </dev/null >/dev/null 2>&1 & "
+        "head -c 200000 /dev/zero; echo No attachable process found; exec -a %s-tool sleep 300",
+    };
+    for (int k = 0; k < 2; k++) {
+        snprintf(tok, sizeof tok, "sz-unit-stop-%d-%d-%d", (int)mode, k, (int)getpid());
+        assert_true(snprintf(script, sizeof script, scripts[k], tok, tok) < (int)sizeof script);
+        char *stop[] = {"bash", "-c", script, NULL};
+        t0 = sz_now();
+        assert_int_equal(sz_proc_start(&p, stop, NULL, fd, 1000, NULL, NULL, 60), 0);
+        sz_proc_stop_on(&p, needles);
+        while (!sz_proc_poll(&p, &code, &to)) usleep(5000);
+        if (p.stop_hit != needles[0]) fail_msg("script %d: the line was not seen", k);
+        assert_int_equal(code, -1);
+        assert_false(to);
+        assert_true(sz_now() - t0 < 10);
+        if (!none_left(tok, 3)) fail_msg("%s: a process outlived its stopped run", tok);
+        sz_proc_close(&p);
+    }
+    /* the same bytes with a change that is not the line: not stopped */
+    char *near[] = {"sh", "-c", "printf 'No attachable  process found\\n'; exit 4", NULL};
+    assert_int_equal(sz_proc_start(&p, near, NULL, fd, 1000, NULL, NULL, 60), 0);
+    sz_proc_stop_on(&p, needles);
+    while (!sz_proc_poll(&p, &code, &to)) usleep(5000);
+    assert_null(p.stop_hit);
+    assert_int_equal(code, 4);
+    sz_proc_close(&p);
     close(fd);
 }
 
