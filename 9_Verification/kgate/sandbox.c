@@ -646,6 +646,18 @@ static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, a
         A(a, "--setenv"); A(a, "TMPDIR"); A(a, "/tmp");
         A(a, "--setenv"); A(a, "LANG"); A(a, "C");
         if (sb->ld_env[0]) { A(a, "--setenv"); A(a, "LD_LIBRARY_PATH"); A(a, sb->ld_env); }
+        /* The GPU the gate was given: the judge numbers devices through these
+         * (kgate-harness --device=N), so the harness must see the same list, or
+         * on a host with several GPUs the candidate runs on another GPU than
+         * the reference (seen on two H200s: the gate under
+         * CUDA_VISIBLE_DEVICES=1 timed candidates on GPU 0, shared with other
+         * work, and killed good ones as too slow). They select devices and
+         * carry no secret. */
+        static const char *const gpu_vars[] = {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"};
+        for (size_t i = 0; i < sizeof gpu_vars / sizeof gpu_vars[0]; i++) {
+            const char *v = getenv(gpu_vars[i]);
+            if (v) { A(a, "--setenv"); A(a, gpu_vars[i]); A(a, v); }
+        }
         for (int i = 0; i < s->n_env && i < 8; i++) {
             const char *eq = strchr(s->env[i], '=');
             if (!eq) continue;

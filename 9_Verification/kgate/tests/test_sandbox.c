@@ -315,11 +315,15 @@ static void test_network(void **s)
     close(l);
 }
 
-/* The environment: only what the gate set. */
+/* The environment: only what the gate set, and the GPU selection the gate
+ * was given (the harness numbers devices as the judge does). */
 static void test_environment(void **s)
 {
     (void)s;
     setenv("KGATE_SECRET_TOKEN", "hunter2", 1);
+    setenv("CUDA_VISIBLE_DEVICES", "1", 1);
+    setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
+    int saw_devices = 0, saw_order = 0;
     char out[700];
     snprintf(out, sizeof out, "%s/env.txt", tmpdir);
     int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -336,11 +340,16 @@ static void test_environment(void **s)
         int known = !strncmp(line, "PATH=", 5) || !strncmp(line, "HOME=", 5) || !strncmp(line, "TMPDIR=", 7) ||
                     !strncmp(line, "LANG=", 5) || !strncmp(line, "LD_LIBRARY_PATH=", 16) ||
                     !strncmp(line, "PWD=", 4);   /* bubblewrap sets it with --chdir */
+        if (!strcmp(line, "CUDA_VISIBLE_DEVICES=1\n")) saw_devices = known = 1;
+        if (!strcmp(line, "CUDA_DEVICE_ORDER=PCI_BUS_ID\n")) saw_order = known = 1;
         if (!known) fail_msg("unexpected variable in the sandbox: %s", line);
     }
     fclose(f);
     assert_true(n >= 3);
+    if (!saw_devices || !saw_order) fail_msg("the GPU selection did not reach the sandbox");
     unsetenv("KGATE_SECRET_TOKEN");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    unsetenv("CUDA_DEVICE_ORDER");
 }
 
 static int sleepers(const char *arg)
