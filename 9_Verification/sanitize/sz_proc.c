@@ -36,7 +36,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -238,8 +241,9 @@ static void end_descendants(void)
 
 /* G: the namespace's init. Mounts its own /proc, runs the command, reaps
  * every orphan, and exits with the command's status; the kernel then kills
- * whatever is left in the namespace. */
-static void run_init(char *const argv[], int lifeline)
+ * whatever is left in the namespace. net says which namespaces K made (for
+ * the probe). */
+static void run_init(char *const argv[], int lifeline, const char *net)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     prctl(PR_SET_NAME, "sanitize-init");
@@ -257,11 +261,11 @@ static void run_init(char *const argv[], int lifeline)
     }
     if (!argv) {
         /* the probe (sz_contain_init): this is pid 1 of a namespace whose
-         * /proc says so */
+         * /proc says so; then what the runs will have */
         char buf[64] = "";
         ssize_t k = readlink("/proc/self", buf, sizeof buf - 1);
         if (k > 0) buf[k] = '\0';
-        printf("pid %d /proc/self %s\n", (int)getpid(), buf);
+        printf("pid %d /proc/self %s; %s\n", (int)getpid(), buf, net);
         fflush(stdout);
         _exit(getpid() == 1 && !strcmp(buf, "1") ? 0 : 1);
     }
@@ -279,6 +283,53 @@ static void run_init(char *const argv[], int lifeline)
     }
 }
 
+/* In a new network namespace the loopback interface exists but is down:
+ * bring it up, so that a program of the run may still talk TCP to itself
+ * on 127.0.0.1 (NCCL's bootstrap does, with no other interface). Returns 0,
+ * or -1 with errno set. */
+static int loopback_up(void)
+{
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0) return -1;
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+    int rc = ioctl(s, SIOCGIFFLAGS, &ifr);
+    if (rc == 0 && !(ifr.ifr_flags & IFF_UP)) {
+        ifr.ifr_flags |= IFF_UP;
+        rc = ioctl(s, SIOCSIFFLAGS, &ifr);
+    }
+    int e = errno;
+    close(s);
+    errno = e;
+    return rc;
+}
+
+/* K's namespaces for a run: PID, mount and network; without the network
+ * namespace (refused: no CLONE_NEWNET in this kernel, a seccomp filter, a
+ * limit on namespaces) PID and mount only, said in the run's log. Writes
+ * what was made into net (the probe's description); 0, or -1 (errno) when
+ * not even the PID namespace could be made. */
+static int make_namespaces(char *net, size_t len)
+{
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET) == 0) {
+        snprintf(net, len, "pid and network namespaces");
+        if (loopback_up()) {
+            int e = errno;
+            dprintf(2, "sanitize: the run's network namespace has its loopback down (lo: %s): "
+                    "no TCP on 127.0.0.1 in this run\n", strerror(e));
+            snprintf(net, len, "pid and network namespaces (loopback down: %s)", strerror(e));
+        }
+        return 0;
+    }
+    int e = errno;
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS)) return -1;
+    dprintf(2, "sanitize: no network namespace: unshare(CLONE_NEWNET): %s; runs at once rely on "
+            "their port ranges\n", strerror(e));
+    snprintf(net, len, "pid namespace (no network namespace: %s)", strerror(e));
+    return 0;
+}
+
 /* K: the keeper. Its stdout/stderr, directory and environment are set;
  * never returns. */
 static void run_keeper(char *const argv[], pid_t harness, sz_contain mode)
@@ -292,7 +343,8 @@ static void run_keeper(char *const argv[], pid_t harness, sz_contain mode)
     if (getppid() != harness) _exit(128 + SIGTERM);
     pid_t child;
     if (mode == SZ_CONTAIN_PIDNS) {
-        if (unshare(CLONE_NEWPID | CLONE_NEWNS)) {
+        char net[160];
+        if (make_namespaces(net, sizeof net)) {
             say("unshare(CLONE_NEWPID | CLONE_NEWNS)", errno);
             _exit(127);
         }
@@ -301,7 +353,7 @@ static void run_keeper(char *const argv[], pid_t harness, sz_contain mode)
         child = fork();
         if (child == 0) {
             close(life[1]);
-            run_init(argv, life[0]);
+            run_init(argv, life[0], net);
         }
         close(life[0]); /* life[1] stays open as long as K lives */
     } else {
@@ -354,18 +406,31 @@ int sz_contain_init(sz_contain want, char *why, size_t len)
     char out[256] = "";
     contain_mode = SZ_CONTAIN_PIDNS;
     int code = sz_capture(NULL, NULL, 10, out, sizeof out);
-    if (code == 0 && !strncmp(out, "pid 1", 5)) {
-        snprintf(why, len, "pid namespace");
+    /* the init's line, after a note of K's if any (no network namespace) */
+    const char *line = out;
+    while (line && strncmp(line, "pid ", 4)) {
+        line = strchr(line, '\n');
+        if (line) line++;
+    }
+    const char *made = line && !strncmp(line, "pid 1 /proc/self 1; ", 20) ? line + 20 : NULL;
+    if (code == 0 && made) {
+        char desc[200];
+        snprintf(desc, sizeof desc, "%.*s", (int)strcspn(made, "\n"), made);
+        sz_clean_text(why, len, desc);
         return SZ_CONTAIN_PIDNS;
     }
-    out[strcspn(out, "\n")] = '\0';
+    /* why not: the last line (K's note on the network namespace may come
+     * before the error) */
+    size_t n = strlen(out);
+    while (n && out[n - 1] == '\n') out[--n] = '\0';
+    const char *reason = strrchr(out, '\n') ? strrchr(out, '\n') + 1 : out;
     contain_mode = SZ_CONTAIN_REAPER;
     if (want == SZ_CONTAIN_PIDNS) {
-        snprintf(why, len, "no pid namespace here (%s)", out[0] ? out : "the probe failed");
+        snprintf(why, len, "no pid namespace here (%s)", reason[0] ? reason : "the probe failed");
         return -1;
     }
     char cut[200];
-    sz_clean_text(cut, sizeof cut, out[0] ? out : "the probe failed");
+    sz_clean_text(cut, sizeof cut, reason[0] ? reason : "the probe failed");
     snprintf(why, len, "subreaper (no pid namespace: %s)", cut);
     return SZ_CONTAIN_REAPER;
 }
