@@ -26,6 +26,16 @@ range as the real one does and takes the first socket whose pid is its
 child's. The token (the --save path, unique to the run) says whether it took
 its own target: if so it writes an empty report and exits 0; if not, it says
 so and exits 255 without a report, as compute-sanitizer did on the H200.
+
+FAKE_RENDEZVOUS_FIXED_RANGE=1: the target binds in one fixed range, the
+default 49152 to 49161, whatever --port and --max-connections say, and the
+tool scans that range (or it could never find its target). That is a target
+that does not honour the range it is given, which is what the H200 showed on
+2026-11-30: with a range per worker, matrixMul memcheck and racecheck, started
+at the same moment on the two workers, still missed their targets (one
+"Target application terminated before first instrumented API call", the other
+silent until its time limit). Then only separate network namespaces keep two
+runs apart.
 """
 import os
 import socket
@@ -53,8 +63,12 @@ def main(argv):
         elif flag == "--save":
             save = value
         i += 2
-    names = ["\0%s_agora_socket_%d" % (prefix, p) for p in range(port, port + count)]
     print("fake rendezvous: ports %d to %d" % (port, port + count - 1), flush=True)
+    if os.environ.get("FAKE_RENDEZVOUS_FIXED_RANGE") == "1":
+        port, count = 49152, 10
+        print("fake rendezvous: the target ignores them: ports %d to %d" % (port, port + count - 1),
+              flush=True)
+    names = ["\0%s_agora_socket_%d" % (prefix, p) for p in range(port, port + count)]
 
     ready_r, ready_w = os.pipe()
     child = os.fork()

@@ -16,6 +16,7 @@
 #   FAKE_XML_FOREVER=1   write to the report without end (about 1 MB/s)
 #   FAKE_RENDEZVOUS=TAG  play compute-sanitizer's search for its target instead
 #                        (fake_rendezvous.py; TAG keeps two test runs apart)
+#   FAKE_RENDEZVOUS_FIXED_RANGE=1  ... with a target that ignores --port (one range for all)
 #   FAKE_ATTACH=DIR      count each attempt of a program and tool in DIR/<prog>.<tool>.n, and
 #                        fail the first FAKE_ATTACH_FAILS (default 0) as compute-sanitizer does
 #                        when it cannot attach: FAKE_ATTACH_HOW=hang (default) prints "No

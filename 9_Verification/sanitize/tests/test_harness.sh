@@ -77,12 +77,38 @@ check "JUnit report written" "grep -q '<testsuites name=\"sanitize\" tests=\"10\
 # (fake_rendezvous.py plays it), and pids repeat across namespaces, so two
 # runs scanning one range take each other's targets (on the H200: exit 255,
 # "Target application terminated before first instrumented API call", or a
-# hang). Each worker scans a range of its own, none of them the default.
+# hang). Each worker scans a range of its own, none of them the default (kept
+# beside the network namespace per run, below, for where there is none).
 FAKE_RENDEZVOUS="sztest$$" bin/sanitize --binary=bin/planted_clean --jobs=2 --sanitizer=$fake --assume-gpus=2 --out="$out/rv" >"$out/rv.txt" 2>&1
 check "two runs at once find their own targets: 4 CLEAN" "grep -q '4 runs: 4 CLEAN, 0 DETECTED, 0 MISSED, 0 UNEXPECTED, 0 ERROR' '$out/rv.txt'"
 check "each worker its own --port range, not the default one" "[ \$(cat '$out'/rv/raw/*.log | grep -c '^fake rendezvous: ports 49162 to 49171\$') = 2 ] && [ \$(cat '$out'/rv/raw/*.log | grep -c '^fake rendezvous: ports 49172 to 49181\$') = 2 ]"
 check "... at the first attempt (a retry would hide a shared range)" "! grep -q 'retry' '$out/rv.txt' && [ \$(grep -c '\"attempts\":1,' '$out/rv/sanitize.json') = 4 ]"
-grep -q ', pid namespace,' "$out/rv.txt" || echo "note: no pid namespace here (reaper mode): the rendezvous check above cannot fail here"
+# A target that ignores its range (FAKE_RENDEZVOUS_FIXED_RANGE: every run's target
+# binds in 49152-49161, whatever --port says) fits the H200 on 2026-11-30: with a
+# range per worker, matrixMul memcheck and racecheck, started together on the two
+# workers, still missed their targets. Only a network namespace per run (abstract
+# sockets belong to it) keeps such runs apart; without one they collide (below).
+FAKE_RENDEZVOUS="sztest$$" FAKE_RENDEZVOUS_FIXED_RANGE=1 bin/sanitize --binary=bin/planted_clean --jobs=2 --sanitizer=$fake --assume-gpus=2 --out="$out/rvf" >"$out/rvf.txt" 2>&1
+if grep -q ', pid and network namespaces,' "$out/rvf.txt"; then
+    check "a target that ignores its range (test set-up: one range for all 4 runs)" "[ \$(grep -l '^fake rendezvous: the target ignores them: ports 49152 to 49161\$' '$out'/rvf/raw/*.log | wc -l) = 4 ]"
+    check "... two runs at once in one range, each in its own network namespace: 4 CLEAN at the first attempt" "grep -q '4 runs: 4 CLEAN, 0 DETECTED, 0 MISSED, 0 UNEXPECTED, 0 ERROR' '$out/rvf.txt' && ! grep -q 'retry' '$out/rvf.txt' && [ \$(grep -c '\"attempts\":1,' '$out/rvf/sanitize.json') = 4 ]"
+else
+    echo "note: no network namespace per run here ($(grep -m1 '^# sanitize:' "$out/rvf.txt")): a target that ignores its range is not checked"
+fi
+# The same where the runs get no network namespace: a user namespace of the test's
+# own whose limit on network namespaces is 0 (unshare(CLONE_NEWNET) fails there with
+# ENOSPC; the machine's own limit is untouched). The harness falls back to pid and
+# mount namespaces and says so; the runs then collide (so the check above can fail).
+if unshare --user --map-root-user true 2>/dev/null; then
+    FAKE_RENDEZVOUS="sztest$$" FAKE_RENDEZVOUS_FIXED_RANGE=1 unshare --user --map-root-user bash -c \
+        'echo 0 >/proc/sys/user/max_net_namespaces && exec "$@"' - bin/sanitize --binary=bin/planted_clean --jobs=2 \
+        --timeout=60 --sanitizer=$fake --assume-gpus=2 --out="$out/rvn" >"$out/rvn.txt" 2>&1
+    check "no network namespace: the header says so" "grep -q '^# sanitize: .*, pid namespace (no network namespace: No space left on device), reports in ' '$out/rvn.txt'"
+    check "no network namespace: each run's log says so" "[ \$(grep -l '^sanitize: no network namespace: unshare(CLONE_NEWNET): No space left on device; runs at once rely on their port ranges\$' '$out'/rvn/raw/*.log | wc -l) = 4 ]"
+    check "no network namespace: a target that ignores its range is taken by the other run (test set-up)" "grep -q 'Target application terminated before first instrumented API call (the process with our child' '$out'/rvn/raw/*.log"
+else
+    echo "note: no user namespace here: the fallback without a network namespace is not checked"
+fi
 
 printf 'memcheck: detect oob-global-read at clean.cu:20\n' >"$out/buggy.expect"
 bin/sanitize --binary=bin/planted_clean --expect="$out/buggy.expect" --tool=memcheck --sanitizer=$fake --assume-gpus=1 --out="$out/b" --quiet >"$out/b.txt" 2>&1
