@@ -899,7 +899,7 @@ static char *capture(int which, sz_result *r, int n, size_t *len)
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
     sz_meta m = {"2026-11-29T00:00:00Z", "abc123", "/usr/local/cuda/bin/compute-sanitizer",
-                 "Version 2025.3.1.0", "bin/sanitize --tool=\"racecheck\"", "pid namespace", 2};
+                 "Version 2025.3.1.0", "bin/sanitize --tool=\"racecheck\"", "pid and network namespaces", 2};
     if (which == 0) sz_write_table(f, r, n);
     else if (which == 1) assert_int_equal(sz_write_json(f, r, n, &m), 0);
     else assert_int_equal(sz_write_junit(f, r, n), 0);
@@ -1123,6 +1123,36 @@ static void test_proc_modes(sz_contain mode)
     assert_int_equal(p.log_bytes, 1000);
     assert_int_equal(p.log_dropped, 1000000 - 1000);
     sz_proc_close(&p);
+    /* the network: with --contain=pidns a run has a network namespace of its
+     * own (compute-sanitizer's rendezvous is over abstract Unix sockets,
+     * which belong to it: two runs at once cannot reach each other's), with
+     * lo up, so TCP on 127.0.0.1 still works (NCCL's bootstrap uses it);
+     * a subreaper's run shares the harness's */
+    char mine[64] = "", theirs[256];
+    ssize_t nk = readlink("/proc/self/ns/net", mine, sizeof mine - 1);
+    assert_true(nk > 0);
+    mine[nk] = '\0';
+    char *netns[] = {"readlink", "/proc/self/ns/net", NULL};
+    assert_int_equal(sz_capture(netns, NULL, 10, theirs, sizeof theirs), 0);
+    theirs[strcspn(theirs, "\n")] = '\0';
+    if (mode == SZ_CONTAIN_PIDNS && !strcmp(why, "pid and network namespaces")) {
+        assert_non_null(strstr(theirs, "net:["));
+        if (!strcmp(theirs, mine)) fail_msg("the run shares the harness's network namespace %s", mine);
+        char *ifs[] = {"sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '", NULL};
+        assert_int_equal(sz_capture(ifs, NULL, 10, out, sizeof out), 0);
+        assert_string_equal(out, "lo\n");
+        char *tcp[] = {"python3", "-c",
+                       "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1); "
+                       "c = socket.create_connection(s.getsockname(), 2); a, _ = s.accept(); "
+                       "c.sendall(b'up'); print('tcp on lo: ' + a.recv(2).decode())", NULL};
+        char got[512];
+        int rc = sz_capture(tcp, NULL, 20, got, sizeof got);
+        if (rc == 127) print_message("skipped: no python3 for the check of lo\n");
+        else if (rc != 0 || strcmp(got, "tcp on lo: up\n")) fail_msg("TCP on 127.0.0.1 in a run: exit %d: %s", rc, got);
+    } else {
+        if (mode == SZ_CONTAIN_PIDNS) print_message("no network namespace per run here: %s\n", why);
+        else assert_string_equal(theirs, mine);
+    }
     /* a watched file that grows past its cap stops the run */
     char grow_path[] = "/tmp/sz_grow_XXXXXX";
     int gfd = mkstemp(grow_path);
