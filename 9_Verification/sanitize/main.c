@@ -54,7 +54,21 @@
  * worker gets a range of its own, after the default
  * one (which a compute-sanitizer started by hand on the machine uses): worker
  * w scans [SANITIZER_PORT_BASE + w * SANITIZER_PORTS, ... + SANITIZER_PORTS),
- * and runs one program at a time. (tests/fake_rendezvous.py plays it.) */
+ * and runs one program at a time. (tests/fake_rendezvous.py plays it.)
+ *
+ * The ranges were not enough: on the H200 (2026-11-30, 2 workers, a range
+ * each) matrixMul memcheck and racecheck, started at the same moment on the
+ * two workers, still missed their targets: memcheck's tool said "Target
+ * application terminated before first instrumented API call" after 14.9 s
+ * (its retry was CLEAN), racecheck's log held "========= COMPUTE-SANITIZER"
+ * and nothing more until the 300 s limit (no "No attachable process found",
+ * though --launch-timeout is 60). Perhaps the target does not honour the
+ * range as we pass it (it gets NV_SANITIZER_INJECTION_PORT_RANGE_END =
+ * --max-connections - 1, which may be read as an absolute port). Whatever
+ * the mechanism, the sockets are abstract, so with --contain=pidns each run
+ * now also has a network namespace of its own (sz_proc.c), where it sees no
+ * socket but its own; the ranges stay, for runs without one (the reaper
+ * mode, or a kernel that refuses CLONE_NEWNET) and as a second wall. */
 #define SANITIZER_PORT_BASE 49162
 #define SANITIZER_PORTS 10
 _Static_assert(SANITIZER_PORT_BASE + MAX_WORKERS * SANITIZER_PORTS <= 65536,
@@ -135,8 +149,9 @@ static void usage(FILE *f)
         "  --max-report=BYTES     a run whose XML report grows past this is stopped, ERROR\n"
         "                         (default 64M; K, M, G = 2^10, 2^20, 2^30)\n"
         "  --max-log=BYTES        a run's output past this is dropped from its log (default 16M)\n"
-        "  --contain=MODE         how a run and all it starts are ended: pidns (a pid namespace),\n"
-        "                         reaper (a subreaper), auto (pidns where it works; default)\n"
+        "  --contain=MODE         how a run and all it starts are ended and kept apart: pidns\n"
+        "                         (pid and network namespaces), reaper (a subreaper: runs at\n"
+        "                         once are not isolated), auto (pidns where it works; default)\n"
         "  --list                 print the runs and exit (no GPU needed)\n"
         "  --parse=FILE           print the detections in one saved XML report and exit\n"
         "  --quiet                no progress lines\n"

@@ -5,8 +5,8 @@
  *   sz_expect.c   the sanitize.expect format, matching and the verdict
  *   sz_output.c   the terminal table, the JSON report, JUnit XML, and the
  *                 cleaning of every string that reaches a terminal or file
- *   sz_proc.c     running one command contained (a pid namespace, else a
- *                 subreaper), with a time limit and a capped output pipe;
+ *   sz_proc.c     running one command contained (pid and network namespaces,
+ *                 else a subreaper), with a time limit and a capped output pipe;
  *                 splitting an argument string
  *   main.c        command line, suite discovery, the output folder, workers
  * Host-only C11 (Linux for sz_proc.c).
@@ -224,8 +224,9 @@ void sz_free_args(char **argv, int n);
 typedef enum { SZ_CONTAIN_AUTO, SZ_CONTAIN_PIDNS, SZ_CONTAIN_REAPER } sz_contain;
 /* Choose for every later sz_proc_start: AUTO tries a pid namespace (a
  * probe run) and falls back to the subreaper. Returns the mode chosen with
- * a description in why, or -1 (why says why) when PIDNS was asked for and
- * is not available. */
+ * a description in why ("pid and network namespaces", "pid namespace (no
+ * network namespace: ...)", "subreaper (...)"), or -1 (why says why) when
+ * PIDNS was asked for and is not available. */
 int sz_contain_init(sz_contain want, char *why, size_t len);
 
 typedef struct {

@@ -10,19 +10,41 @@
  * (PR_SET_PDEATHSIG) and ends everything below it before it exits:
  *
  *   pid namespace (--contain=pidns, the default where unshare works: root,
- *   or a kernel that lets users create namespaces): K unshares a PID and a
- *   mount namespace and forks G, the namespace's init (pid 1), which mounts
- *   a /proc of its own and forks the command P. Every descendant of P,
- *   setsid or not, lives in the namespace; when G exits (after P, or killed
- *   because K died) the kernel kills every process left in it, and G is
- *   only reaped once they are gone. Nothing can escape.
+ *   or a kernel that lets users create namespaces): K unshares a PID, a
+ *   mount and a network namespace and forks G, the namespace's init (pid 1),
+ *   which mounts a /proc of its own and forks the command P. Every
+ *   descendant of P, setsid or not, lives in the namespace; when G exits
+ *   (after P, or killed because K died) the kernel kills every process left
+ *   in it, and G is only reaped once they are gone. Nothing can escape.
+ *
+ *   The network namespace keeps runs at once apart. compute-sanitizer finds
+ *   the program it launched through abstract Unix sockets (main.c, above
+ *   SANITIZER_PORT_BASE), which belong to the network namespace, and
+ *   matches it by pid, which repeats across PID namespaces: with one network
+ *   namespace for all, two runs started together on the H200 missed their
+ *   targets even with a port range per worker (2026-11-30:
+ *   matrixMul memcheck "Target application terminated before first
+ *   instrumented API call" after 14.9 s, matrixMul racecheck silent after
+ *   "========= COMPUTE-SANITIZER" until its 300 s limit; most likely each
+ *   reached the other's socket). In a namespace of its own a run sees no
+ *   abstract socket but its own, whatever the tool and its target make of
+ *   the ranges. K brings the namespace's lo up (it starts
+ *   down), so TCP on 127.0.0.1 works in a run (NCCL's bootstrap would use it);
+ *   if that fails the run's log says so and the run goes on. Where
+ *   CLONE_NEWNET is refused (an old or restricted kernel, a limit on
+ *   namespaces) K makes the PID and mount namespaces only, says so in the
+ *   run's log, and the runs rely on their port ranges; the probe reports
+ *   which (the header line: "pid and network namespaces" or "pid namespace
+ *   (no network namespace: ...)").
  *
  *   subreaper (--contain=reaper, the fallback): K is a child subreaper
  *   (PR_SET_CHILD_SUBREAPER), so orphaned descendants are re-parented to K
  *   instead of init; when P ends, or K is told to stop, K stops (SIGSTOP)
  *   and kills (SIGKILL) every process whose parent chain leads to K, read
  *   from /proc, until none is left. If K itself is killed with SIGKILL,
- *   its descendants survive: only the namespace survives that.
+ *   its descendants survive: only the namespace survives that. The runs
+ *   share the harness's network namespace: nothing but their port ranges
+ *   keeps two runs' rendezvous apart.
  */
 #define _GNU_SOURCE
 #include "sanitize.h"
