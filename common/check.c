@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "rng.h"
 
 int close_enough(double got, double ref, double abs_tol, double rel_tol)
 {
@@ -151,5 +152,51 @@ size_t check_guard(const char *what, const void *d_p, size_t used_bytes)
                           cudaMemcpyDeviceToHost));
     size_t bad = check_guard_host(what, h, CHECK_GUARD_BYTES);
     free(h);
+    return bad;
+}
+
+/* ---- the byte pattern of copy checks ------------------------------------ */
+
+unsigned char byte_pattern_byte(uint64_t seed, uint64_t stream, size_t j)
+{
+    return (unsigned char)(rng_hash(seed, stream, j / 8) >> (8 * (j % 8)));
+}
+
+void byte_pattern_fill(void *buf, size_t bytes, uint64_t seed, uint64_t stream)
+{
+    unsigned char *p = (unsigned char *)buf;
+    size_t words = bytes / 8;
+    for (size_t w = 0; w < words; w++) {
+        uint64_t v = rng_hash(seed, stream, w);
+        memcpy(p + 8 * w, &v, 8);   /* x86 and the GPU are little-endian */
+    }
+    for (size_t j = 8 * words; j < bytes; j++) p[j] = byte_pattern_byte(seed, stream, j);
+}
+
+size_t byte_pattern_check(const char *what, const void *buf, size_t bytes, uint64_t seed,
+                        uint64_t stream)
+{
+    const unsigned char *p = (const unsigned char *)buf;
+    size_t words = bytes / 8, bad = 0;
+    int shown = 0;
+    for (size_t w = 0; w <= words; w++) {
+        size_t lo = 8 * w, hi = lo + 8 < bytes ? lo + 8 : bytes;
+        if (lo >= bytes) break;
+        if (hi - lo == 8) {
+            uint64_t v = rng_hash(seed, stream, w), got;
+            memcpy(&got, p + lo, 8);
+            if (got == v) continue;
+        }
+        for (size_t j = lo; j < hi; j++) {
+            unsigned char e = byte_pattern_byte(seed, stream, j);
+            if (p[j] == e) continue;
+            bad++;
+            if (shown < 5) {
+                fprintf(stderr, "  %s: byte %zu: expected 0x%02x, got 0x%02x\n", what, j, e, p[j]);
+                shown++;
+            }
+        }
+    }
+    if (bad) fprintf(stderr, "  %s: %zu of %zu bytes wrong\n", what, bad, bytes);
     return bad;
 }

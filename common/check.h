@@ -40,6 +40,7 @@
 #define COMMON_CHECK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,6 +87,18 @@ void poison_guarded(void *d_p, size_t used_bytes);
 size_t check_guard(const char *what, const void *d_p, size_t used_bytes);
 /* The same test on host memory already copied back (exposed for the tests). */
 size_t check_guard_host(const char *what, const unsigned char *guard, size_t len);
+
+/* ---- the byte pattern of copy checks ----------------------------------
+ * Byte j of a buffer is byte (j % 8) (little-endian) of rng_hash(seed,
+ * stream, j / 8) (rng.h): the same function on the host and the device, so
+ * either side can write it and either side can check a copy of it, at any
+ * size and offset (bandwidthTest, p2pBandwidthLatencyTest). */
+void byte_pattern_fill(void *buf, size_t bytes, uint64_t seed, uint64_t stream);
+/* Number of bytes that differ; the first few are printed to stderr under `what`. */
+size_t byte_pattern_check(const char *what, const void *buf, size_t bytes, uint64_t seed,
+                          uint64_t stream);
+/* The expected byte at offset j. */
+unsigned char byte_pattern_byte(uint64_t seed, uint64_t stream, size_t j);
 
 #ifdef __cplusplus
 }

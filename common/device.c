@@ -63,6 +63,33 @@ double peak_bandwidth_gbps(int mem_clock_khz, int bus_width_bits)
     return (double)mem_clock_khz * 1e3 * 2.0 * (bus_width_bits / 8.0) / 1e9;
 }
 
+double pcie_lane_gts(int gen)
+{
+    switch (gen) {
+    case 1: return 2.5;
+    case 2: return 5.0;
+    case 3: return 8.0;
+    case 4: return 16.0;
+    case 5: return 32.0;
+    case 6: return 64.0;
+    default: return 0.0;
+    }
+}
+
+double pcie_encoding(int gen)
+{
+    if (gen == 1 || gen == 2) return 8.0 / 10.0;
+    if (gen >= 3 && gen <= 5) return 128.0 / 130.0;
+    if (gen == 6) return 242.0 / 256.0;   /* FLIT mode: 242 payload bytes of 256 */
+    return 0.0;
+}
+
+double pcie_peak_gbps(int gen, int width)
+{
+    if (width <= 0 || width > 32) return 0.0;
+    return pcie_lane_gts(gen) * width * pcie_encoding(gen) / 8.0;
+}
+
 double peak_fp32_gflops(int sm_count, int lanes_per_sm, int sm_clock_khz)
 {
     if (sm_count <= 0 || lanes_per_sm <= 0 || sm_clock_khz <= 0) return 0.0;

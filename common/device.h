@@ -65,6 +65,15 @@ double peak_tensor_gflops(int sm_count, int cc_major, int cc_minor, tensor_type 
                           int sm_clock_khz);
 /* GB/s from a memory clock in kHz and a bus width in bits (double data rate). */
 double peak_bandwidth_gbps(int mem_clock_khz, int bus_width_bits);
+/* PCIe, one direction (bandwidthTest's and p2pBandwidthLatencyTest's peak).
+ * Per-lane signalling rate in GT/s for PCIe generation 1..6; 0 if unknown. */
+double pcie_lane_gts(int gen);
+/* Line-code efficiency: 8b/10b for gen 1-2, 128b/130b for gen 3-5,
+ * 242/256 for gen 6 (FLIT mode); 0 if unknown. */
+double pcie_encoding(int gen);
+/* Theoretical bandwidth of a link in one direction, 1e9 bytes/s:
+ * GT/s x lanes x efficiency / 8. 0 when gen or width is unknown. */
+double pcie_peak_gbps(int gen, int width);
 /* GFLOP/s FP32 from SMs, lanes per SM and an SM clock in kHz; 0 if lanes is 0. */
 double peak_fp32_gflops(int sm_count, int lanes_per_sm, int sm_clock_khz);
 /* "13.0" from 13000. */

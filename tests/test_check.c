@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -138,6 +139,50 @@ static void guard_sees_one_byte_written_past_the_end(void **state)
     assert_true(CHECK_GUARD_BYTES >= 1024 * 16);  /* a 1024-thread block of float4 stores */
 }
 
+/* The byte pattern of copy checks (bandwidthTest, p2pBandwidthLatencyTest). */
+static void byte_pattern_round_trip_and_mismatch(void **state)
+{
+    (void)state;
+    size_t sizes[] = {1, 3, 8, 13, 4097, (1 << 20) + 7};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t n = sizes[k];
+        unsigned char *b = (unsigned char *)malloc(n);
+        assert_non_null(b);
+        byte_pattern_fill(b, n, 2026, 5);
+        assert_int_equal(byte_pattern_check("t", b, n, 2026, 5), 0);
+        for (size_t j = 0; j < n; j += 997) assert_int_equal(b[j], byte_pattern_byte(2026, 5, j));
+        /* another stream or seed is a different pattern */
+        if (n >= 8) {
+            assert_true(byte_pattern_check("other stream", b, n, 2026, 6) > 0);
+            assert_true(byte_pattern_check("other seed", b, n, 1, 5) > 0);
+        }
+        /* a wrong last byte (the tail) and a poisoned copy are caught */
+        b[n - 1] ^= 0x40;
+        assert_int_equal(byte_pattern_check("tail", b, n, 2026, 5), 1);
+        memset(b, 0xFF, n);
+        assert_true(byte_pattern_check("poisoned", b, n, 2026, 5) > 0);
+        free(b);
+    }
+}
+
+static void byte_pattern_counts_each_wrong_byte(void **state)
+{
+    (void)state;
+    size_t n = 1003;   /* not a multiple of 8 */
+    unsigned char *p = malloc(n);
+    byte_pattern_fill(p, n, 2026, 7);
+    assert_int_equal(byte_pattern_check("t", p, n, 2026, 7), 0);
+    for (size_t j = 0; j < n; j++) assert_int_equal(p[j], byte_pattern_byte(2026, 7, j));
+    p[1002] ^= 1;   /* the tail byte */
+    p[5] ^= 0x80;
+    assert_int_equal(byte_pattern_check("t", p, n, 2026, 7), 2);
+    /* another stream or seed is a different pattern almost everywhere */
+    byte_pattern_fill(p, n, 2026, 7);
+    assert_true(byte_pattern_check("t", p, n, 2026, 8) > n / 2);
+    assert_true(byte_pattern_check("t", p, n, 2027, 7) > n / 2);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +196,8 @@ int main(void)
         cmocka_unit_test(sum_tolerance_grows_with_n),
         cmocka_unit_test(guard_untouched_passes),
         cmocka_unit_test(guard_sees_one_byte_written_past_the_end),
+        cmocka_unit_test(byte_pattern_round_trip_and_mismatch),
+        cmocka_unit_test(byte_pattern_counts_each_wrong_byte),
     };
     return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }

@@ -201,6 +201,25 @@ static void prefault_writes_every_byte(void **state)
     free(p);
 }
 
+static void pcie_peaks_per_generation(void **state)
+{
+    (void)state;
+    assert_float_equal(pcie_peak_gbps(1, 16), 4.0, 1e-9);           /* 2.5 x 16 x 0.8 / 8 */
+    assert_float_equal(pcie_peak_gbps(2, 16), 8.0, 1e-9);
+    assert_float_equal(pcie_peak_gbps(3, 16), 8.0 * 16 * 128 / 130 / 8, 1e-9);   /* 15.75 */
+    assert_float_equal(pcie_peak_gbps(4, 16), 31.5077, 1e-3);
+    assert_float_equal(pcie_peak_gbps(5, 16), 63.0154, 1e-3);       /* H200: gen5 x16 */
+    assert_float_equal(pcie_peak_gbps(5, 8), 31.5077, 1e-3);
+    assert_float_equal(pcie_peak_gbps(6, 16), 64.0 * 16 * 242 / 256 / 8, 1e-9);  /* 121 */
+    assert_float_equal(pcie_peak_gbps(0, 16), 0.0, 0);
+    assert_float_equal(pcie_peak_gbps(7, 16), 0.0, 0);              /* not in the table */
+    assert_float_equal(pcie_peak_gbps(-1, 16), 0.0, 0);
+    assert_float_equal(pcie_peak_gbps(5, 0), 0.0, 0);
+    assert_float_equal(pcie_peak_gbps(5, -4), 0.0, 0);
+    assert_float_equal(pcie_encoding(2), 0.8, 1e-12);
+    assert_float_equal(pcie_encoding(3), 128.0 / 130.0, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +235,7 @@ int main(void)
         cmocka_unit_test(median_and_summary),
         cmocka_unit_test(timing_defaults_follow_the_convention),
         cmocka_unit_test(host_clock_moves_forward),
+        cmocka_unit_test(pcie_peaks_per_generation),
     };
     return cmocka_run_group_tests_name("device_and_timing", tests, NULL, NULL);
 }

@@ -265,7 +265,7 @@ static void poison_dst(run_ctx *c, const xfer *x, size_t bytes)
 /* Write the pattern into the source. */
 static void fill_src(run_ctx *c, const xfer *x, size_t bytes, uint64_t stream)
 {
-    if (x->dir == DIR_H2D) bw_pattern_fill(x->src, bytes, c->seed, stream);
+    if (x->dir == DIR_H2D) byte_pattern_fill(x->src, bytes, c->seed, stream);
     else dev_fill(c, x->src, bytes, stream);
 }
 
@@ -279,7 +279,7 @@ static int check_dst_slots(run_ctx *c, const xfer *x, size_t bytes, size_t slot,
         return dev_check_slots(c, what, x->dst, bytes, slot, len, stream) &
                (check_guard(what, x->dst, bytes) == 0);
     if (x->mem != MEM_WC)
-        return (bw_pattern_check(what, x->dst, bytes, c->seed, stream) == 0) &
+        return (byte_pattern_check(what, x->dst, bytes, c->seed, stream) == 0) &
                (check_guard_host(what, (const unsigned char *)x->dst + bytes, CHECK_GUARD_BYTES) == 0);
     /* The CPU reads write-combined memory uncached (slowly): copy it, guard
      * zone included, to the device by DMA and compare there. */

@@ -6,36 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rng.h"
 
 /* ---- PCIe --------------------------------------------------------------- */
-
-double pcie_lane_gts(int gen)
-{
-    switch (gen) {
-    case 1: return 2.5;
-    case 2: return 5.0;
-    case 3: return 8.0;
-    case 4: return 16.0;
-    case 5: return 32.0;
-    case 6: return 64.0;
-    default: return 0.0;
-    }
-}
-
-double pcie_encoding(int gen)
-{
-    if (gen == 1 || gen == 2) return 8.0 / 10.0;
-    if (gen >= 3 && gen <= 5) return 128.0 / 130.0;
-    if (gen == 6) return 242.0 / 256.0;   /* FLIT mode: 242 payload bytes of 256 */
-    return 0.0;
-}
-
-double pcie_peak_gbps(int gen, int width)
-{
-    if (width <= 0 || width > 32) return 0.0;
-    return pcie_lane_gts(gen) * width * pcie_encoding(gen) / 8.0;
-}
 
 /* NVML, declared here (no nvml.h at build time): every call returns an
  * nvmlReturn_t, 0 = NVML_SUCCESS. */
@@ -192,52 +164,6 @@ size_t bw_flush_bytes(long long llc_bytes)
     if (b < (32ULL << 20)) b = 32ULL << 20;
     if (b > (1ULL << 30)) b = 1ULL << 30;
     return (size_t)b;
-}
-
-/* ---- the verification pattern ------------------------------------------- */
-
-unsigned char bw_pattern_byte(uint64_t seed, uint64_t stream, size_t j)
-{
-    return (unsigned char)(rng_hash(seed, stream, j / 8) >> (8 * (j % 8)));
-}
-
-void bw_pattern_fill(void *buf, size_t bytes, uint64_t seed, uint64_t stream)
-{
-    unsigned char *p = (unsigned char *)buf;
-    size_t words = bytes / 8;
-    for (size_t w = 0; w < words; w++) {
-        uint64_t v = rng_hash(seed, stream, w);
-        memcpy(p + 8 * w, &v, 8);   /* x86 and the GPU are little-endian */
-    }
-    for (size_t j = 8 * words; j < bytes; j++) p[j] = bw_pattern_byte(seed, stream, j);
-}
-
-size_t bw_pattern_check(const char *what, const void *buf, size_t bytes, uint64_t seed,
-                        uint64_t stream)
-{
-    const unsigned char *p = (const unsigned char *)buf;
-    size_t words = bytes / 8, bad = 0;
-    int shown = 0;
-    for (size_t w = 0; w <= words; w++) {
-        size_t lo = 8 * w, hi = lo + 8 < bytes ? lo + 8 : bytes;
-        if (lo >= bytes) break;
-        if (hi - lo == 8) {
-            uint64_t v = rng_hash(seed, stream, w), got;
-            memcpy(&got, p + lo, 8);
-            if (got == v) continue;
-        }
-        for (size_t j = lo; j < hi; j++) {
-            unsigned char e = bw_pattern_byte(seed, stream, j);
-            if (p[j] == e) continue;
-            bad++;
-            if (shown < 5) {
-                fprintf(stderr, "  %s: byte %zu: expected 0x%02x, got 0x%02x\n", what, j, e, p[j]);
-                shown++;
-            }
-        }
-    }
-    if (bad) fprintf(stderr, "  %s: %zu of %zu bytes wrong\n", what, bad, bytes);
-    return bad;
 }
 
 /* ---- results ------------------------------------------------------------ */

@@ -16,16 +16,7 @@
 extern "C" {
 #endif
 
-/* ---- PCIe --------------------------------------------------------------- */
-
-/* Per-lane signalling rate in GT/s for PCIe generation 1..6; 0 if unknown. */
-double pcie_lane_gts(int gen);
-/* Line-code efficiency: 8b/10b for gen 1-2, 128b/130b for gen 3-5,
- * 242/256 for gen 6 (FLIT mode); 0 if unknown. */
-double pcie_encoding(int gen);
-/* Theoretical bandwidth of a link in one direction, 1e9 bytes/s:
- * GT/s x lanes x efficiency / 8. 0 when gen or width is unknown. */
-double pcie_peak_gbps(int gen, int width);
+/* ---- PCIe (the peaks: pcie_peak_gbps in common/device.h) ----------------- */
 
 typedef struct {
     int available;            /* 1: NVML answered */
@@ -80,16 +71,7 @@ int bw_d2d_rotation(size_t bytes, long long l2_bytes);
  * (llc_bytes, 0 if unknown -> 256 MiB assumed), at least 32 MiB, at most 1 GiB. */
 size_t bw_flush_bytes(long long llc_bytes);
 
-/* ---- the verification pattern -------------------------------------------
- * Byte j of a buffer is byte (j % 8) (little-endian) of
- * rng_hash(seed, stream, j / 8): the same function on the host and the
- * device, so either side can write it and either side can check it. */
-void bw_pattern_fill(void *buf, size_t bytes, uint64_t seed, uint64_t stream);
-/* Number of bytes that differ; the first few are printed to stderr under `what`. */
-size_t bw_pattern_check(const char *what, const void *buf, size_t bytes, uint64_t seed,
-                        uint64_t stream);
-/* The expected byte at offset j. */
-unsigned char bw_pattern_byte(uint64_t seed, uint64_t stream, size_t j);
+/* the verification pattern: byte_pattern_* in common/check.h */
 
 /* The byte expected at offset j of a destination of slots `slot` bytes
  * apart, each holding the pattern (at its offset in the whole buffer) in its

@@ -331,7 +331,7 @@ static int dev_check(int d, const char *what, const unsigned char *p, size_t byt
         CUDA_CHECK(cudaMemcpy(&got, p + res[1], 1, cudaMemcpyDeviceToHost));
         fprintf(stderr, "  %s: first wrong byte at %llu: expected 0x%02x, got 0x%02x; %llu wrong "
                         "8-byte words of %zu bytes\n",
-                what, res[1], p2p_pattern_byte(g.seed, stream, (size_t)res[1]), got, res[0], bytes);
+                what, res[1], byte_pattern_byte(g.seed, stream, (size_t)res[1]), got, res[0], bytes);
     }
     return check_guard(what, p, bytes) == 0 && ok;
 }
@@ -622,7 +622,7 @@ static void latency_cell(const char *variant, int a, int b, double *v, int *stat
     int d = a == HOST ? b : a;   /* whose stream carries it: the source GPU's, or the only GPU's */
     const void *sp = a == HOST ? (const void *)g.h_src : (const void *)g.src[a];
     void *dp = b == HOST ? (void *)g.h_dst : (void *)g.dst[b];
-    if (a == HOST) p2p_pattern_fill(g.h_src, nb, g.seed, stream);
+    if (a == HOST) byte_pattern_fill(g.h_src, nb, g.seed, stream);
     else dev_fill(a, g.src[a], nb, stream);
     if (b == HOST) memset(g.h_dst, 0xFF, nb);
     else dev_poison(b, g.dst[b], nb);
@@ -642,7 +642,7 @@ static void latency_cell(const char *variant, int a, int b, double *v, int *stat
     time_latency(d, dp, b, sp, a, &row.lat_us, &row.min_us, &row.timing);
     nvtx_pop_n(pushed);
     snprintf(what, sizeof what, "%s(%zu bytes) %d->%d", variant, nb, a, b);
-    if (b == HOST) row.ok = p2p_pattern_check(what, g.h_dst, nb, g.seed, stream) == 0;
+    if (b == HOST) row.ok = byte_pattern_check(what, g.h_dst, nb, g.seed, stream) == 0;
     else row.ok = dev_check(b, what, g.dst[b], nb, stream);
     row.time_ms = row.lat_us / 1e3;
     row.samples = g.lat_copies;

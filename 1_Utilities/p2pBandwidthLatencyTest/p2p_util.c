@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rng.h"
+#include "device.h"   /* pcie_peak_gbps */
 
 /* ---- matrices ------------------------------------------------------------ */
 
@@ -165,39 +165,6 @@ int p2p_csv_format(const result_rec *r, char *buf, size_t len)
     return (int)at;
 }
 
-/* ---- the verification pattern -------------------------------------------- */
-
-unsigned char p2p_pattern_byte(uint64_t seed, uint64_t stream, size_t j)
-{
-    return (unsigned char)(rng_hash(seed, stream, j / 8) >> (8 * (j % 8)));
-}
-
-void p2p_pattern_fill(void *buf, size_t bytes, uint64_t seed, uint64_t stream)
-{
-    unsigned char *p = (unsigned char *)buf;
-    size_t words = bytes / 8;
-    for (size_t w = 0; w < words; w++) {
-        uint64_t v = rng_hash(seed, stream, w);
-        memcpy(p + 8 * w, &v, 8);   /* x86 and the GPU are little-endian */
-    }
-    for (size_t j = 8 * words; j < bytes; j++) p[j] = p2p_pattern_byte(seed, stream, j);
-}
-
-size_t p2p_pattern_check(const char *what, const void *buf, size_t bytes, uint64_t seed,
-                         uint64_t stream)
-{
-    const unsigned char *p = (const unsigned char *)buf;
-    size_t bad = 0;
-    for (size_t j = 0; j < bytes; j++) {
-        unsigned char e = p2p_pattern_byte(seed, stream, j);
-        if (p[j] == e) continue;
-        if (bad < 5) fprintf(stderr, "  %s: byte %zu: expected 0x%02x, got 0x%02x\n", what, j, e, p[j]);
-        bad++;
-    }
-    if (bad) fprintf(stderr, "  %s: %zu of %zu bytes wrong\n", what, bad, bytes);
-    return bad;
-}
-
 /* ---- links --------------------------------------------------------------- */
 
 int nvlink_generation(int cc_major, int cc_minor)
@@ -218,14 +185,6 @@ double nvlink_gbps_per_link(int cc_major, int cc_minor)
     case 5: return 50.0;
     default: return 0.0;
     }
-}
-
-double p2p_pcie_gbps(int gen, int width)
-{
-    static const double gts[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
-    if (gen < 1 || gen > 6 || width <= 0 || width > 32) return 0.0;
-    double eff = gen <= 2 ? 8.0 / 10.0 : gen <= 5 ? 128.0 / 130.0 : 242.0 / 256.0;
-    return gts[gen] * width * eff / 8.0;
 }
 
 void p2p_classify_link(const p2p_link_facts *f, p2p_link *o)
@@ -266,7 +225,7 @@ void p2p_classify_link(const p2p_link_facts *f, p2p_link *o)
     if (f->nvml == 1) {
         snprintf(o->type, sizeof o->type, "pcie");
         snprintf(o->via, sizeof o->via, f->access == 1 ? "direct" : "host");
-        double pk = p2p_pcie_gbps(f->pcie_gen, f->pcie_width);
+        double pk = pcie_peak_gbps(f->pcie_gen, f->pcie_width);
         if (pk > 0) {
             o->peak_gbps = pk;
             snprintf(o->peak_basis, sizeof o->peak_basis, "pcie_gen%d_x%d", f->pcie_gen,

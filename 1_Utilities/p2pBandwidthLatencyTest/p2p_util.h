@@ -81,15 +81,6 @@ double p2p_gbps(size_t bytes, int transfers, double ms);
 /* Transfers per timed trial: about 64 MiB moved per trial, 1 to 100. */
 int p2p_batch_for(size_t bytes);
 
-/* ---- the verification pattern -------------------------------------------
- * Byte j of a buffer is byte (j % 8) (little-endian) of
- * rng_hash(seed, stream, j / 8), on the host and on the device alike. */
-unsigned char p2p_pattern_byte(uint64_t seed, uint64_t stream, size_t j);
-void p2p_pattern_fill(void *buf, size_t bytes, uint64_t seed, uint64_t stream);
-/* Number of wrong bytes; the first few are printed to stderr under `what`. */
-size_t p2p_pattern_check(const char *what, const void *buf, size_t bytes, uint64_t seed,
-                         uint64_t stream);
-
 /* ---- links --------------------------------------------------------------- */
 
 /* NVLink data rate per link and direction, GB/s, from the compute
@@ -99,8 +90,6 @@ size_t p2p_pattern_check(const char *what, const void *buf, size_t bytes, uint64
 double nvlink_gbps_per_link(int cc_major, int cc_minor);
 /* NVLink generation for those compute capabilities; 0 if unknown. */
 int nvlink_generation(int cc_major, int cc_minor);
-/* PCIe per direction: GT/s x lanes x line-code efficiency / 8; 0 if unknown. */
-double p2p_pcie_gbps(int gen, int width);
 /* PCIe 5.0 x16, the fastest link a GPU of this generation has over PCIe:
  * a measured peer copy above it (by 5%) cannot have used PCIe. */
 #define P2P_PCIE5_X16_GBPS 63.0

@@ -10,28 +10,10 @@
 #include <cmocka.h>
 
 #include "bw_util.h"
+#include "check.h"
 #include "device.h"
 #include "json_valid.h"
 #include "report.h"
-
-static void pcie_peaks(void **state)
-{
-    (void)state;
-    assert_float_equal(pcie_peak_gbps(1, 16), 4.0, 1e-9);           /* 2.5 x 16 x 0.8 / 8 */
-    assert_float_equal(pcie_peak_gbps(2, 16), 8.0, 1e-9);
-    assert_float_equal(pcie_peak_gbps(3, 16), 8.0 * 16 * 128 / 130 / 8, 1e-9);   /* 15.75 */
-    assert_float_equal(pcie_peak_gbps(4, 16), 31.5077, 1e-3);
-    assert_float_equal(pcie_peak_gbps(5, 16), 63.0154, 1e-3);       /* H200: gen5 x16 */
-    assert_float_equal(pcie_peak_gbps(5, 8), 31.5077, 1e-3);
-    assert_float_equal(pcie_peak_gbps(6, 16), 64.0 * 16 * 242 / 256 / 8, 1e-9);  /* 121 */
-    assert_float_equal(pcie_peak_gbps(0, 16), 0.0, 0);
-    assert_float_equal(pcie_peak_gbps(7, 16), 0.0, 0);              /* not in the table */
-    assert_float_equal(pcie_peak_gbps(-1, 16), 0.0, 0);
-    assert_float_equal(pcie_peak_gbps(5, 0), 0.0, 0);
-    assert_float_equal(pcie_peak_gbps(5, -4), 0.0, 0);
-    assert_float_equal(pcie_encoding(2), 0.8, 1e-12);
-    assert_float_equal(pcie_encoding(3), 128.0 / 130.0, 1e-12);
-}
 
 static void hbm_peak_and_gbps(void **state)
 {
@@ -131,7 +113,7 @@ static void rotated_copies_leave_the_expected_bytes(void **state)
         unsigned char *src = malloc(span), *dst = malloc(span);
         assert_non_null(src);
         assert_non_null(dst);
-        bw_pattern_fill(src, span, 2026, 9);
+        byte_pattern_fill(src, span, 2026, 9);
         for (int plant = 0; plant < 4; plant++) {
             memset(dst, 0xFF, span);
             for (size_t p = 0; p < pairs; p++) {
@@ -149,34 +131,9 @@ static void rotated_copies_leave_the_expected_bytes(void **state)
         }
         /* slot == len: plain pattern */
         for (size_t j = 0; j < 64; j++)
-            assert_int_equal(bw_expected_byte(j, len, len, 2026, 9), bw_pattern_byte(2026, 9, j));
+            assert_int_equal(bw_expected_byte(j, len, len, 2026, 9), byte_pattern_byte(2026, 9, j));
         free(src);
         free(dst);
-    }
-}
-
-static void pattern_round_trip_and_mismatch(void **state)
-{
-    (void)state;
-    size_t sizes[] = {1, 3, 8, 13, 4097, (1 << 20) + 7};
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-        size_t n = sizes[k];
-        unsigned char *b = (unsigned char *)malloc(n);
-        assert_non_null(b);
-        bw_pattern_fill(b, n, 2026, 5);
-        assert_int_equal(bw_pattern_check("t", b, n, 2026, 5), 0);
-        for (size_t j = 0; j < n; j += 997) assert_int_equal(b[j], bw_pattern_byte(2026, 5, j));
-        /* another stream or seed is a different pattern */
-        if (n >= 8) {
-            assert_true(bw_pattern_check("other stream", b, n, 2026, 6) > 0);
-            assert_true(bw_pattern_check("other seed", b, n, 1, 5) > 0);
-        }
-        /* a wrong last byte (the tail) and a poisoned copy are caught */
-        b[n - 1] ^= 0x40;
-        assert_int_equal(bw_pattern_check("tail", b, n, 2026, 5), 1);
-        memset(b, 0xFF, n);
-        assert_true(bw_pattern_check("poisoned", b, n, 2026, 5) > 0);
-        free(b);
     }
 }
 
@@ -285,11 +242,9 @@ static void nvml_absent_is_unknown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(pcie_peaks),
         cmocka_unit_test(hbm_peak_and_gbps),
         cmocka_unit_test(size_plans),
         cmocka_unit_test(batches_and_flush),
-        cmocka_unit_test(pattern_round_trip_and_mismatch),
         cmocka_unit_test(records_text_json_csv),
         cmocka_unit_test(d2d_rotation_covers_four_l2),
         cmocka_unit_test(rotated_copies_leave_the_expected_bytes),
