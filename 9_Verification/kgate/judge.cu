@@ -243,11 +243,20 @@ static void free_size(size_ctx *r)
     memset(r, 0, sizeof *r);
 }
 
-/* calls per batch: 10, fewer (down to 1) when one call takes over 0.5 ms */
+/* calls per batch: enough for about 2 ms of work (10 to KG_MAX_BATCH), so the
+ * per-batch costs of the separate judge (the command's round trip, the GPU's
+ * switch from the judge's context to the harness's) are a small part of a
+ * batch; calls over 0.5 ms: 5 ms of work (down to 1 call). Measured on the
+ * H200 with batches of 10 calls: a float4 ReLU at 16.8M elements (37 us a
+ * call) read 71% of the same kernel in the judge's process. */
 static int batch_calls(double one_ms)
 {
-    int calls = one_ms > 0.5 ? (int)(5.0 / one_ms) : 10;
-    return calls < 1 ? 1 : calls > 10 ? 10 : calls;
+    if (one_ms > 0.5) {
+        int calls = (int)(5.0 / one_ms);
+        return calls < 1 ? 1 : calls > 10 ? 10 : calls;
+    }
+    int calls = one_ms > 0 ? (int)ceil(2.0 / one_ms) : KG_MAX_BATCH;
+    return calls < 10 ? 10 : calls > KG_MAX_BATCH ? KG_MAX_BATCH : calls;
 }
 
 /* distinct random pool offsets for n calls */
@@ -667,6 +676,7 @@ extern "C" void kg_judge_main(int sock, int device, int dry)
         j.cmd_fd = fds[0];
         j.rep_fd = fds[1];
         j.err_name = err_name;
+        j.before_batch = flush_l2;
         double t0 = kg_now();
         struct stat st;
         int v;

@@ -68,7 +68,7 @@ typedef struct {
 int kg_judge_msg_valid(kg_judge_msg *m);
 
 /* One session, seen from the judge. */
-typedef struct {
+typedef struct kg_judge {
     int cmd_fd, rep_fd, sock;     /* to the harness, from it, to the gate (progress) */
     unsigned char *shm;
     size_t shm_bytes;
@@ -82,6 +82,10 @@ typedef struct {
     int calibrated;               /* 1: allow_ms below was measured (kg_judge_calibrate) */
     double allow_ms;              /* round trip of an honest batch beyond its GPU time */
     const char *(*err_name)(int); /* CUDA error names (the judge's own table) */
+    /* the judge's own GPU work before every timed batch (its L2 flush); the
+     * calibration does it too, so the allowance holds what a timed batch
+     * really pays around the candidate's calls. -1: done; else a verdict */
+    int (*before_batch)(struct kg_judge *j);
 } kg_judge;
 
 /* Set the stage and tell the gate (a progress record). */

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_COLS 512
+/* ncu 2025.3 prints 951 columns for the four sections the gate asks for */
+#define MAX_COLS 4096
 
 /* Split one CSV line into fields (quotes removed, "" inside quotes kept as
  * one quote). Returns the number of fields; fields point into buf. */
@@ -56,7 +57,9 @@ int kg_ncu_parse(const char *text, kg_ncu *out)
     out->duration_us = out->dram_pct = out->occupancy_pct = out->bank_conflicts = out->stall_ratio = NAN;
     if (!text) { snprintf(out->why, sizeof out->why, "no output"); return -1; }
     char *hbuf = NULL, *ubuf = NULL, *rbuf = NULL;
-    char *head[MAX_COLS], *unit[MAX_COLS], *row[MAX_COLS];
+    char **cols = calloc(3 * MAX_COLS, sizeof *cols);   /* 96 KiB: not on the stack */
+    if (!cols) { snprintf(out->why, sizeof out->why, "out of memory"); return -1; }
+    char **head = cols, **unit = cols + MAX_COLS, **row = cols + 2 * MAX_COLS;
     int nh = 0, nu = 0, state = 0, rc = -1;
     double best_dur = -1;
     char err[160] = "";
@@ -93,7 +96,9 @@ int kg_ncu_parse(const char *text, kg_ncu *out)
                                  : !strcmp(u, "msecond") || !strcmp(u, "ms") ? 1e3
                                  : !strcmp(u, "second") || !strcmp(u, "s") ? 1e6 : 1.0;
                     k.duration_us = v * scale;
-                } else if (!strcmp(h, "dram__throughput.avg.pct_of_peak_sustained_elapsed")) k.dram_pct = v;
+                } else if (!strcmp(h, "dram__throughput.avg.pct_of_peak_sustained_elapsed") ||
+                           (!strcmp(h, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed") && isnan(k.dram_pct)))
+                    k.dram_pct = v;   /* the second: its name in ncu 2025 */
                 else if (!strcmp(h, "sm__warps_active.avg.pct_of_peak_sustained_active")) k.occupancy_pct = v;
                 else if (starts(h, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_") && strstr(h, ".sum") && !isnan(v))
                     k.bank_conflicts = (isnan(k.bank_conflicts) ? 0 : k.bank_conflicts) + v;
@@ -125,6 +130,7 @@ int kg_ncu_parse(const char *text, kg_ncu *out)
     free(hbuf);
     free(ubuf);
     free(rbuf);
+    free(cols);
     if (rc != 0) {
         out->ok = 0;
         snprintf(out->why, sizeof out->why, "%s", err[0] ? err : state == 0 ? "ncu printed no CSV table (no kernel profiled?)"

@@ -32,7 +32,7 @@ extern "C" {
 
 #define KG_CMD_MAGIC 0x6b67636du
 #define KG_REP_MAGIC 0x6b677270u
-#define KG_MAX_BATCH 16        /* calls in one timed batch */
+#define KG_MAX_BATCH 64        /* calls in one timed batch (at most KG_POOL_SLOTS: distinct offsets) */
 #define KG_GUARD 1024          /* bytes after every buffer */
 #define KG_POOL_STEP 64        /* input offsets of timed calls: multiples of 64 elements (256 B) */
 #define KG_POOL_SLOTS 64       /* ... out of 64 positions: the pool is n + 64*64 elements */

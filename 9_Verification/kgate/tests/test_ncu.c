@@ -73,6 +73,39 @@ static void test_missing_and_errors(void **s)
     assert_true(fabs(k.duration_us - 1500) < 1e-9);
 }
 
+/* The real thing: ncu 2025.3.1 on the H200 (driver 580.159.04, 2026-11-30),
+ * `ncu --clock-control none --csv --page raw --section SpeedOfLight --section
+ * Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis_Tables -c 1
+ * bin/vectorAdd --quick`: 951 columns, and the DRAM figure is named
+ * gpu__dram_throughput. The first parser read 512 columns and the older name,
+ * so the gate's first L4 explanations on the H200 said "DRAM nan%, occupancy
+ * nan%". */
+static void test_real_capture(void **s)
+{
+    (void)s;
+    char path[1200];
+    snprintf(path, sizeof path, "%s", __FILE__);   /* 9_Verification/kgate/tests/test_ncu.c */
+    char *slash = strrchr(path, '/');
+    snprintf(slash ? slash + 1 : path, sizeof path - (size_t)(slash ? slash + 1 - path : 0),
+             "data/ncu_2025.3_h200_vectorAdd.csv");
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    assert_true(n > 10000);
+    kg_ncu k;
+    assert_int_equal(kg_ncu_parse(text, &k), 0);
+    assert_non_null(strstr(k.kernel, "add_naive"));
+    assert_true(fabs(k.duration_us - 2.112) < 1e-9);
+    assert_true(fabs(k.dram_pct - 0.03) < 1e-9);        /* gpu__dram_throughput, column 224 */
+    assert_true(fabs(k.occupancy_pct - 5.09) < 1e-9);   /* sm__warps_active, column 868 */
+    assert_true(fabs(k.bank_conflicts - 0) < 1e-9);
+    assert_string_equal(k.stall, "no_instruction");     /* 9.59, the largest but "selected" */
+    assert_true(fabs(k.stall_ratio - 9.59) < 1e-9);
+}
+
 static void test_argv(void **s)
 {
     (void)s;
@@ -96,6 +129,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_real_capture),
         cmocka_unit_test(test_missing_and_errors),
         cmocka_unit_test(test_argv),
     };
