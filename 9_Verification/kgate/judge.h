@@ -112,6 +112,16 @@ int kg_judge_call(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms);
  * pings is the allowance (which undercounts: the H200 finding, README.md).
  * *out: the figure to use; returns -1, or KG_V_L2 with the detail set. */
 int kg_judge_bound(kg_judge *j, double reported, double wall, double *out);
+/* The candidate's time per call from n timed batches: the median of the
+ * harness's figures (reported[i], per call), unless even the least of the
+ * judge's (judged[i] from kg_judge_bound, per call) is above it. Delays that
+ * are no fault of the candidate (the machine busy with the other candidates'
+ * compiles, a late wake-up) only ever add to the judge's clock, so its least
+ * batch is its cleanest: an honest harness has a batch the clock agrees
+ * with; a harness that under-reports has none, and gets the judge's least.
+ * On the H200 (b184e9e), charging every contradicted batch rejected two good
+ * candidates whose events read 64% and 69% of the reference. */
+double kg_judge_per_call(const double *judged, const double *reported, int n);
 /* -1 (calibrated, or not: then j->calibrated = 0), or KG_V_L2 when the
  * harness is lost. Must come before kg_judge_load. */
 int kg_judge_calibrate(kg_judge *j);
