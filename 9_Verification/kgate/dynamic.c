@@ -86,6 +86,16 @@ int kg_parse_ptxas(const char *text, kg_ptxas *out)
     return out->n_funcs;
 }
 
+/* A Python warning in a PyTorch build's log ("<file>.py:180: UserWarning:
+ * CUDA initialization: Unexpected error from cudaGetDeviceCount()", which
+ * PyTorch prints in the compile sandbox, where there is no GPU): it names an
+ * "error" but is not the candidate's. */
+static int python_warning(const char *line, size_t n)
+{
+    const char *py = memmem(line, n, ".py:", 4);
+    return py && memmem(py, n - (size_t)(py - line), "Warning:", 8) != NULL;
+}
+
 void kg_first_error(const char *log, char *buf, size_t len)
 {
     if (!len) return;
@@ -100,7 +110,7 @@ void kg_first_error(const char *log, char *buf, size_t len)
         const char *e = NULL;
         for (const char *q = p; q + 5 <= p + n; q++)
             if (strncmp(q, "error", 5) == 0) { e = q; break; }
-        if (e && strncmp(p, "ptxas info", 10) != 0) { first = p; break; }
+        if (e && strncmp(p, "ptxas info", 10) != 0 && !python_warning(p, n)) { first = p; break; }
         if (!eol) break;
         p = eol + 1;
     }
@@ -138,7 +148,7 @@ int kg_compile_errors(const char *log, const char *display, char out[][240], int
         char line[600];
         unscratch(p, len, display ? display : "candidate", line, sizeof line);
         int is_err = (strstr(line, "error") != NULL || strstr(line, "fatal") != NULL) &&
-                     strncmp(line, "ptxas info", 10) != 0;
+                     strncmp(line, "ptxas info", 10) != 0 && !python_warning(line, strlen(line));
         int count_line = 0;
         {   /* "1 error detected in the compilation of ..." */
             const char *q = line;
