@@ -225,9 +225,6 @@ static void op_prepare(const kg_cmd *c)
     reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL);
 }
 
-/* CHECK (one call at offset 0 on a poisoned output) and BATCH (n calls at
- * the judge's offsets, back to back, no host synchronisation inside):
- * CUDA events around the calls. */
 /* A PyTorch candidate's last result into the gate's output buffer. After a
  * timed batch this waits for the next command (the judge's check of the
  * output): done before the batch's reply it sat on the judge's clock (0.1 ms
@@ -246,6 +243,9 @@ static int flush_result(uint32_t seq)
     return 0;
 }
 
+/* CHECK (one call at offset 0 on a poisoned output) and BATCH (n calls at
+ * the judge's offsets, back to back, no host synchronisation inside):
+ * CUDA events around the calls. */
 static void op_calls(const kg_cmd *c)
 {
     if (!H.pool0 || H.t != kg_task_at(c->task)) {
