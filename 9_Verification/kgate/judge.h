@@ -106,10 +106,12 @@ int kg_judge_call(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms);
  * what an honest batch costs beyond its GPU time (pipe hops, wake-ups, CUDA's
  * submission and synchronisation): kg_judge_calibrate measures it in the
  * same harness, before any candidate code is loaded there (so a candidate
- * cannot inflate it), with batches of the gate's own delay kernel of three
- * lengths (about 0.2, 2 and 5 ms), the median of three for each length,
- * the largest of those (at most 2 ms). Uncalibrated, the least of three
- * pings is the allowance (which undercounts: the H200 finding, README.md).
+ * cannot inflate it), with batches of the gate's own delay kernel (10 and
+ * 64 calls of 20 us, 10 of 200 us, one of 5 ms), each after the judge's L2
+ * flush as a timed batch is, the median of three for each, the largest of
+ * those (at most 2 ms). Uncalibrated, the least of three pings is the
+ * allowance (which undercounts: the H200 finding, README.md). This is one
+ * batch's figure; over a size's 5 batches, kg_judge_per_call decides.
  * *out: the figure to use; returns -1, or KG_V_L2 with the detail set. */
 int kg_judge_bound(kg_judge *j, double reported, double wall, double *out);
 /* The candidate's time per call from n timed batches: the median of the
