@@ -5,6 +5,7 @@
  * (tests/test_judge.c). */
 #define _GNU_SOURCE
 #include "judge.h"
+#include "timing.h"
 
 #include <errno.h>
 #include <math.h>
@@ -203,23 +204,13 @@ int kg_judge_bound(kg_judge *j, double reported, double wall, double *out)
     return -1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 double kg_judge_per_call(const double *judged, const double *reported, int n)
 {
     if (n <= 0) return NAN;
-    double r[16], least = judged[0];
-    if (n > 16) n = 16;
-    for (int i = 0; i < n; i++) {
-        r[i] = reported[i];
+    double least = judged[0];
+    for (int i = 1; i < n; i++)
         if (judged[i] < least) least = judged[i];
-    }
-    qsort(r, (size_t)n, sizeof r[0], cmp_double);
-    double med = n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
+    double med = stats_median(reported, n);
     return least > med ? least : med;
 }
 

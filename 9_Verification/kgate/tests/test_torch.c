@@ -55,6 +55,10 @@ static void test_adapter_per_task(void **s)
         assert_non_null(strstr(buf, "KGATE_TRY"));
         assert_non_null(strstr(buf, "KGATE_CATCH"));
         assert_non_null(strstr(buf, "kgate_adapter_flush"));
+        /* every launcher loads libtorch_cuda (c10's CUDA hooks) before anything
+         * else: without it a c10-only candidate aborted on the H200 */
+        assert_non_null(strstr(buf, "KGATE_TRY try { kgate_torch_cuda_loaded();"));
+        assert_non_null(strstr(buf, "at::cuda::getCurrentDeviceProperties()"));
         assert_non_null(strstr(buf, "#line 1 \"kgate-torch-adapter\""));
         /* the launcher takes the task's parameters, ending with the stream */
         assert_non_null(strstr(buf, "cudaStream_t s)"));
