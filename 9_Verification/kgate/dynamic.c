@@ -220,6 +220,11 @@ void kg_compile_argv(const char *nvcc, const char *arch, const char *cu, const c
             o += (size_t)need;
         }
     }
+    /* nvcc runs its host chain (preprocessing, cudafe++) and its device
+     * chain (preprocessing, cicc, ptxas) one after the other unless given
+     * threads: two let them overlap (0.67 s -> see README.md, "Latency") */
+    argv[a++] = "--threads";
+    argv[a++] = "2";
     argv[a++] = "-O3";
     argv[a++] = cpp17 ? "-std=c++17" : "-std=c++14";
     argv[a++] = "-lineinfo";

@@ -271,6 +271,10 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
     fprintf(f, "    seconds: static %.3f, compile %.3f, run %.3f, total (start to verdict) %.3f; "
                "overhead: sandbox %.3f, judge %.3f\n",
             c->t_static, c->t_compile, c->t_run, c->t_total, c->t_sandbox, c->t_judge);
+    if (c->t_gpu_wait > 0 || c->t_own_start > 0)
+        fprintf(f, "    waits: ready at %.3f, then %.3f for the GPU (%.3f of it for other harnesses' start-up), "
+                   "%.3f for its own harness's start-up\n",
+                c->t_ready, c->t_gpu_wait, c->t_quiesce, c->t_own_start);
 }
 
 static void pct(FILE *f, const char *what, int a, int b, double r)
@@ -557,6 +561,10 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
         jnum(f, "seconds_total", k->t_total, 1);
         jnum(f, "seconds_sandbox", k->t_sandbox, 1);
         jnum(f, "seconds_judge", k->t_judge, 1);
+        jnum(f, "seconds_to_ready", k->t_ready, 1);
+        jnum(f, "seconds_gpu_wait", k->t_gpu_wait, 1);
+        jnum(f, "seconds_other_startups", k->t_quiesce, 1);
+        jnum(f, "seconds_own_startup_wait", k->t_own_start, 1);
         jstr(f, "sandbox_events", k->sandbox, 1);
         fprintf(f, "\"is_torch\":%s,\"policy_stops\":{", k->is_torch ? "true" : "false");
         for (int p = 0; p < KG_POLICY_COUNT; p++)

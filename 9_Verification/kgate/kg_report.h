@@ -78,6 +78,11 @@ typedef struct {
     double t_static, t_compile, t_run, t_total;   /* seconds */
     double t_sandbox;          /* seconds to start this candidate's sandboxes (spawn to exec, summed) */
     double t_judge;            /* seconds the separate judge added (copies, protocol round trips) */
+    /* where the total went (README.md, "Latency"): start to ready (scan and
+     * compile done), ready to the GPU (waiting for another candidate's
+     * session, then for other harnesses' start-up), then waiting for its
+     * own harness's start-up before the session */
+    double t_ready, t_gpu_wait, t_quiesce, t_own_start;
     char sandbox[400];         /* what the sandbox monitor recorded (attempts refused), if anything */
     double cand_ms_mid, ref_ms_mid, cand_ms_large, ref_ms_large;
     double allow_ms;           /* the timing's round-trip allowance, ms (-1: not calibrated; 0: not timed) */

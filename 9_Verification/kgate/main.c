@@ -507,7 +507,7 @@ typedef struct {
     char so_name[MAX_ARCH][32];/* the shared object of each architecture, in scratch */
     int env_skip;              /* the build failed for the machine's reasons (PyTorch): SKIPPED */
     char entry[64];            /* a PyTorch candidate's entry */
-    double t0, tc0;
+    double t0;
 } kg_job;
 
 typedef struct {
@@ -871,6 +871,7 @@ static void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
     kg_sb_wait(&j->cc, kg_now() + 5, &rec);
     j->cc_on = 0;
     c->t_sandbox += sb_start_s(&rec);
+    c->t_compile += rec.wall_ms / 1000.0;   /* the compiler's own wall time, retries included */
     int ok = rec.exit_code == 0 && rec.term_signal == 0;
     char so[PATH_MAX + 64];
     if (j->is_torch) snprintf(so, sizeof so, "%s/build/kgate_cand.so", j->dir);
@@ -902,7 +903,6 @@ static void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
             snprintf(j->so_name[a], sizeof j->so_name[a], "build/kgate_cand.so");
         }
     }
-    c->t_compile = kg_now() - j->tc0;
     j->compile_done = 1;
     char *log = kg_read_file(j->log, 1u << 20, NULL);
     kg_parse_ptxas(log, &c->ptx);
@@ -1029,6 +1029,21 @@ static void run_on_device(kg_gate *g, kg_job *j, kg_cand *c, int d, int task_ind
     int rc = -1;
     double t0 = kg_now();
     kg_judge_proc *jp = &g->dev[d].judge;
+    if (j->h_on[d] && !j->h_dead[d] && j->h_ready[d] == 0) {
+        /* its own harness still starting (its CUDA context): waited for
+         * apart, so the run time is the session's */
+        int st = 0;
+        kg_quiesce(&j->cmd_w[d], &j->rep_r[d], &st, 1, kg_now() + 60);
+        j->h_ready[d] = st;
+        if (st < 0) {   /* no answer within a minute: never reached its start-up's end */
+            kg_sb_kill(&j->harness[d]);
+            kg_sb_wait(&j->harness[d], kg_now() + 3, &j->hrec[d]);
+            j->h_on[d] = 0;
+            j->h_dead[d] = 1;
+        }
+        c->t_own_start += kg_now() - t0;
+        t0 = kg_now();
+    }
     if (j->h_dead[d] || !j->h_on[d]) {
         snprintf(m.detail, sizeof m.detail, "gate: the candidate's process ended before its run");
         m.lost = 1;
@@ -1522,8 +1537,9 @@ static int sandbox_gpu_checks(kg_gate *g, kg_sandbox *sb)
 static double quiesce_wait_s;   /* what the barrier cost, for the report */
 static int quiesce_waits;
 
-static void quiesce_others(kg_gate *g, kg_job *jobs, int next, int self)
+static double quiesce_others(kg_gate *g, kg_job *jobs, int next, int self)
 {
+    if (getenv("KGATE_EXPERIMENT_NO_QUIESCE")) return 0;   /* TEMPORARY: the latency experiment */
     int cw[64 * KG_MAX_DEV], rr[64 * KG_MAX_DEV], st[64 * KG_MAX_DEV], who[64 * KG_MAX_DEV], dev[64 * KG_MAX_DEV];
     int n = 0;
     for (int i = 0; i < next && n < 64 * KG_MAX_DEV - KG_MAX_DEV; i++) {
@@ -1538,10 +1554,11 @@ static void quiesce_others(kg_gate *g, kg_job *jobs, int next, int self)
                 dev[n++] = d;
             }
     }
-    if (!n) return;
+    if (!n) return 0;
     double t0 = kg_now();
     kg_quiesce(cw, rr, st, n, kg_now() + 60);
-    quiesce_wait_s += kg_now() - t0;
+    double waited = kg_now() - t0;
+    quiesce_wait_s += waited;
     quiesce_waits++;
     for (int x = 0; x < n; x++) {
         kg_job *k = &jobs[who[x]];
@@ -1553,6 +1570,7 @@ static void quiesce_others(kg_gate *g, kg_job *jobs, int next, int self)
             k->h_dead[dev[x]] = 1;
         }
     }
+    return waited;
 }
 
 int main(int argc, char **argv)
@@ -1880,7 +1898,6 @@ int main(int argc, char **argv)
             }
             for (int a = 0; a < g.n_arch; a++) snprintf(j->so_name[a], sizeof j->so_name[a], "cand_sm%s.so", g.arch[a]);
             if (o.mode != MODE_STATIC && j->task && !(j->is_torch && !g.torch_ok)) {
-                j->tc0 = kg_now();
                 j->cpp17 = kg_needs_cpp17(j->source) || j->is_torch;
                 if (spawn_compile(&g, j, c) != 0) j->compile_done = 1;
                 else if (o.mode == MODE_FULL || o.mode == MODE_DRY)
@@ -1930,6 +1947,7 @@ int main(int argc, char **argv)
                         }
                     }
                     j->state = J_READY;
+                    c->t_ready = kg_now() - j->t0;
                     continue;
                 }
             }
@@ -1952,7 +1970,8 @@ int main(int argc, char **argv)
             int ti = 0;
             for (int k = 0; k < kg_task_count(); k++)
                 if (kg_task_at(k) == j->task) ti = k;
-            quiesce_others(&g, jobs, next, gpu);
+            c->t_quiesce = quiesce_others(&g, jobs, next, gpu);
+            c->t_gpu_wait = kg_now() - j->t0 - c->t_ready;
             run_candidate(&g, j, c, ti);
             stop_job(&g, j);
             c->t_total = kg_now() - j->t0;

@@ -874,6 +874,7 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
     r.cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec +
               (double)ru.ru_stime.tv_sec + 1e-6 * ru.ru_stime.tv_usec;
     r.maxrss_kb = ru.ru_maxrss;
+    r.wall_ms = 1e3 * (kg_now() - t0);
     ssize_t w = write(res_fd, &r, sizeof r);
     (void)w;
     _exit(0);
@@ -977,6 +978,7 @@ int kg_sb_result_valid(const kg_sb_result *r)
     if (r->n_events < 0 || r->n_violations < 0 || r->n_violations > r->n_events) return 0;
     if (r->n_startup < 0 || r->n_startup > r->n_events - r->n_violations) return 0;
     if (r->startup_marked < 0 || r->startup_marked > 1) return 0;
+    if (!(r->wall_ms >= 0)) return 0;
     if (r->term_signal < 0 || r->term_signal > 64) return 0;
     if (memchr(r->stub_msg, 0, sizeof r->stub_msg) == NULL) return 0;
     for (int i = 0; i < KG_SB_EVENTS; i++)

@@ -119,6 +119,7 @@ typedef struct {
     int stub_failed;              /* the stub could not set up (message in stub_msg) */
     int monitored;                /* the seccomp monitor was attached */
     double start_ms;              /* spawn to the target's exec */
+    double wall_ms;               /* spawn to the end of everything inside (reaped) */
     double cpu_s;                 /* user + system time of everything inside */
     long maxrss_kb;
     int n_events, n_violations;   /* events seen; how many break the sandbox policy */

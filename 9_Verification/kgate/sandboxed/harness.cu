@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cuda_runtime.h>
@@ -378,6 +379,14 @@ static int explain(int task, unsigned long long seed)
     return e == cudaSuccess ? 0 : 1;
 }
 
+/* seconds on the monotonic clock (the start-up's length, for the gate's header) */
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 int main(int argc, char **argv)
 {
     H.so = "/scratch/cand.so";
@@ -405,6 +414,7 @@ int main(int argc, char **argv)
     }
     if (!H.dry) {
         /* the context first: this overlaps the candidate's compile */
+        double t_start = mono_s();
         cudaError_t e = cudaSetDevice(H.device);
         if (e == cudaSuccess) e = cudaFree(0);
         if (e == cudaSuccess) e = cudaDeviceGetAttribute(&H.sm, cudaDevAttrMultiProcessorCount, H.device);
@@ -437,7 +447,8 @@ int main(int argc, char **argv)
                 strncat(out, line, sizeof out - strlen(out) - 1);
             }
         if (st) fclose(st);
-        fprintf(stderr, "kgate-harness: context %s:%s\n", H.ctx_ok ? "ready" : "failed", out);
+        fprintf(stderr, "kgate-harness: context %s in %.3f s:%s\n", H.ctx_ok ? "ready" : "failed",
+                mono_s() - t_start, out);
         fflush(stderr);
     }
     if (H.dry) {

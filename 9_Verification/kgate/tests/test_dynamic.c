@@ -353,6 +353,10 @@ static void test_compile_source(void **s)
     assert_true(has90 && has100);
     kg_compile_argv("nvcc", "90", "c.cu", "c.so", 0, 1, argv, arch, sizeof arch);
     assert_string_equal(argv[1], "-arch=sm_90");
+    /* the host and device chains overlap (two threads) */
+    int threads = 0;
+    for (int i = 0; argv[i] && argv[i + 1]; i++) threads |= !strcmp(argv[i], "--threads") && !strcmp(argv[i + 1], "2");
+    assert_true(threads);
 }
 
 int main(void)
