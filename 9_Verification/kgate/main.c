@@ -116,8 +116,9 @@ static void usage(FILE *f)
             "  --dry-run          ... and load and call each candidate once in the sandbox without\n"
             "                     a GPU (nothing checked: tests of the sandbox)\n"
             "  --no-timing        correctness only (no L4 verdicts)\n"
-            "  --jobs=N           candidates in flight: static scans and compiles run in parallel, GPU\n"
-            "                     runs one at a time (default: CPU count / 4, at most 4)\n"
+            "  --jobs=N           candidates compiling at once (static scans and compiles run in\n"
+            "                     parallel, GPU runs one at a time); more is more candidates an hour\n"
+            "                     and more seconds each (default 1: the least latency)\n"
             "  --timeout=SECONDS  limit per candidate's run on a device (default 20)\n"
             "  --scan-timeout=S   limit per static scan (default 30; four times that for PyTorch)\n"
             "  --compile-timeout=S limit per nvcc compile (default 120)\n"
@@ -197,11 +198,11 @@ static int parse_args(int argc, char **argv, kg_opts *o)
     o->policy = KG_POLICY_DEFAULT;
     o->all_devices = 1;
     o->paths = calloc((size_t)argc + 1, sizeof(char *));
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    /* each candidate in flight runs a compiler and a libclang scan at once:
-     * about two busy cores; more in flight only slows each one down (the
-     * H200 machine's 16 cores at 8 in flight: median 1.8 s per candidate) */
-    o->jobs = ncpu < 4 ? 1 : ncpu / 4 > 4 ? 4 : (int)(ncpu / 4);
+    /* one candidate compiling while the one before it runs on the GPU: the
+     * least latency (README.md, "Latency": on the H200 machine more in
+     * flight bought throughput at the price of each candidate's seconds,
+     * queueing for the GPU and for the others' CUDA start-up) */
+    o->jobs = 1;
     int only_paths = 0;
     static const char *flags[] = {"help", "static-only", "compile-only", "dry-run", "no-timing",
                                   "keep", "no-sandbox", "explain", "no-explain"};
@@ -471,6 +472,12 @@ static int labels_problems(const char *labels_path, int had_bom, const kg_label 
 
 enum { J_QUEUED, J_FLIGHT, J_READY, J_DONE };
 
+/* --jobs counts candidates in their first seconds. One still in flight
+ * after KG_STEP_ASIDE_S (a PyTorch build, a compile or scan that runs to its
+ * limit) steps aside for the next, up to KG_STEP_ASIDE_MAX more in flight. */
+#define KG_STEP_ASIDE_S 2.0
+#define KG_STEP_ASIDE_MAX 8
+
 /* One GPU of the run. */
 typedef struct {
     int index;                       /* CUDA device index */
@@ -499,6 +506,7 @@ typedef struct {
     int cmd_w[KG_MAX_DEV], rep_r[KG_MAX_DEV], shm_fd[KG_MAX_DEV];   /* the harnesses' channels */
     int h_dead[KG_MAX_DEV];    /* the harness ended before its session */
     int h_ready[KG_MAX_DEV];   /* 1: past its start-up (answered the quiesce PING); -1: did not answer */
+    int h_pending;             /* its harnesses wait to be started (not while a candidate waits for the GPU) */
     kg_sb_result hrec[KG_MAX_DEV];
     int static_done, static_ok, compile_done, compile_ok, compile_needs_half, compile_needs_bf16;
     int cpp17;                 /* compiling as C++17 (else C++14, retried as 17 on failure) */
@@ -668,6 +676,21 @@ static int spawn_harness(kg_gate *g, kg_job *j, int d, const char *so_path, cons
     j->shm_fd[d] = shm;
     j->h_on[d] = 1;
     return 0;
+}
+
+/* A candidate's harnesses, one per device, each in its sandbox: they
+ * create their CUDA contexts while the candidate compiles. */
+static void spawn_harnesses(kg_gate *g, kg_job *j)
+{
+    j->h_pending = 0;
+    for (int d = 0; d < g->n_dev; d++) {
+        int ai = arch_of_device(g, d);
+        char so[48];
+        if (j->is_torch) snprintf(so, sizeof so, "build/kgate_cand.so");
+        else if (ai >= 0) snprintf(so, sizeof so, "cand_sm%s.so", g->arch[ai]);
+        else snprintf(so, sizeof so, "cand.so");
+        if (spawn_harness(g, j, d, so, NULL) != 0) j->h_dead[d] = 1;
+    }
 }
 
 static int spawn_scan(kg_gate *g, kg_job *j, kg_cand *c)
@@ -877,7 +900,10 @@ static void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
     if (j->is_torch) snprintf(so, sizeof so, "%s/build/kgate_cand.so", j->dir);
     else snprintf(so, sizeof so, "%s/%s", j->dir, j->cc_phase == 0 ? "cand.so" : j->so_name[j->cc_phase - 1]);
     if (ok && access(so, R_OK) != 0) ok = 0;
-    int plain_failure = !j->cc_killed && rec.term_signal == 0 && rec.exit_code > 0 && rec.exit_code < 126;
+    /* the compiler said no (nvcc with --threads exits 255 on an error in
+     * the source; 126 and 127 are the sandbox's: it could not start it) */
+    int plain_failure = !j->cc_killed && rec.term_signal == 0 && rec.exit_code > 0 &&
+                        (rec.exit_code < 126 || rec.exit_code == 255) && !rec.stub_failed;
     if (!j->is_torch) {
         if (!ok && !j->cpp17 && plain_failure) {
             /* the fast C++14 compile failed: the verdict is C++17's */
@@ -1539,7 +1565,6 @@ static int quiesce_waits;
 
 static double quiesce_others(kg_gate *g, kg_job *jobs, int next, int self)
 {
-    if (getenv("KGATE_EXPERIMENT_NO_QUIESCE")) return 0;   /* TEMPORARY: the latency experiment */
     int cw[64 * KG_MAX_DEV], rr[64 * KG_MAX_DEV], st[64 * KG_MAX_DEV], who[64 * KG_MAX_DEV], dev[64 * KG_MAX_DEV];
     int n = 0;
     for (int i = 0; i < next && n < 64 * KG_MAX_DEV - KG_MAX_DEV; i++) {
@@ -1796,24 +1821,35 @@ int main(int argc, char **argv)
      * latency. Per-candidate total = wall time from the start of its
      * processing to its verdict. */
     int next = 0, in_flight = 0, n_done = 0, printed = 0, n_admitted = 0;
+    int torch_max = (o.jobs + 1) / 2 > 2 ? (o.jobs + 1) / 2 : 2;
     while (n_done < n) {
+        /* ---- harnesses held back while a candidate waited for the GPU ---- */
+        int n_ready = 0;   /* waiting for the GPU, or about to (scan and compile done) */
+        for (int i = 0; i < next; i++)
+            n_ready += jobs[i].state == J_READY ||
+                       (jobs[i].state == J_FLIGHT && jobs[i].static_done && jobs[i].compile_done);
+        for (int i = 0; i < next && !n_ready; i++)
+            if (jobs[i].state == J_FLIGHT && jobs[i].h_pending) spawn_harnesses(&g, &jobs[i]);
+
         /* ---- admit ---- */
-        int n_ready = 0, torch_busy = 0;
+        int fresh = 0, torch_busy = 0;
+        double now0 = kg_now();
         for (int i = 0; i < next; i++) {
-            n_ready += jobs[i].state == J_READY;
+            fresh += jobs[i].state == J_FLIGHT && now0 - jobs[i].t0 < KG_STEP_ASIDE_S;
             torch_busy += torch_cand[i] && (jobs[i].state == J_FLIGHT || jobs[i].state == J_READY);
         }
-        while (in_flight < o.jobs && n_admitted < n && n_ready == 0) {
-            /* in order, except that PyTorch builds (half a minute each) take at
-             * most half the slots while plain candidates wait behind them */
+        while (fresh < o.jobs && in_flight < o.jobs + KG_STEP_ASIDE_MAX && n_admitted < n) {
+            /* in order, except that PyTorch builds (half a minute each) run
+             * at most torch_max at a time while plain candidates go ahead */
             int i = -1;
             for (int k = 0; k < n && i < 0; k++) {
                 if (jobs[k].state != J_QUEUED) continue;
-                if (!torch_cand[k] || torch_busy < (o.jobs + 1) / 2 || torch_busy == 0) i = k;
+                if (!torch_cand[k] || torch_busy < torch_max) i = k;
             }
             if (i < 0) break;   /* only PyTorch candidates wait: their builds are running */
             if (i + 1 > next) next = i + 1;
             n_admitted++;
+            fresh++;
             torch_busy += torch_cand[i];
             kg_cand *c = &cands[i];
             kg_job *j = &jobs[i];
@@ -1900,12 +1936,13 @@ int main(int argc, char **argv)
             if (o.mode != MODE_STATIC && j->task && !(j->is_torch && !g.torch_ok)) {
                 j->cpp17 = kg_needs_cpp17(j->source) || j->is_torch;
                 if (spawn_compile(&g, j, c) != 0) j->compile_done = 1;
-                else if (o.mode == MODE_FULL || o.mode == MODE_DRY)
-                    for (int d = 0; d < g.n_dev; d++) {
-                        int ai = arch_of_device(&g, d);
-                        const char *so = j->is_torch ? "build/kgate_cand.so" : ai >= 0 ? j->so_name[ai] : "cand.so";
-                        if (spawn_harness(&g, j, d, so, NULL) != 0) j->h_dead[d] = 1;
-                    }
+                else if (o.mode == MODE_FULL || o.mode == MODE_DRY) {
+                    /* a harness's start-up (its CUDA context) must not overlap
+                     * a session: while a candidate waits for the GPU it is held
+                     * back, and starts when that session is over */
+                    j->h_pending = 1;
+                    if (!n_ready) spawn_harnesses(&g, j);
+                }
             } else {
                 j->compile_done = 1;
             }
@@ -1970,6 +2007,7 @@ int main(int argc, char **argv)
             int ti = 0;
             for (int k = 0; k < kg_task_count(); k++)
                 if (kg_task_at(k) == j->task) ti = k;
+            if (j->h_pending) spawn_harnesses(&g, j);   /* held back until now: its start-up is waited for */
             c->t_quiesce = quiesce_others(&g, jobs, next, gpu);
             c->t_gpu_wait = kg_now() - j->t0 - c->t_ready;
             run_candidate(&g, j, c, ti);
