@@ -1556,10 +1556,11 @@ static int sandbox_gpu_checks(kg_gate *g, kg_sandbox *sb)
 /* The GPU to this session alone (the H200 finding, README.md "Timing"):
  * harnesses of other candidates in flight create their CUDA contexts while
  * their candidates compile; before a session, wait until each has finished
- * (it answers a PING only then). Nothing else of the run uses a GPU while
- * the session runs: the loop admits nothing new meanwhile, nvcc and the scan
- * use none, and finished harnesses are reaped before. A harness that does
- * not answer within 60 s is stopped: its candidate gets L2. */
+ * (it answers a PING only then), and until the harnesses of finished
+ * candidates are gone (their contexts torn down). Nothing else of the run
+ * uses a GPU while the session runs: the loop starts no harness meanwhile,
+ * nvcc and the scan use none. A harness that does not answer within 60 s is
+ * stopped: its candidate gets L2. */
 static double quiesce_wait_s;   /* what the barrier cost, for the report */
 static int quiesce_waits;
 
@@ -1579,8 +1580,10 @@ static double quiesce_others(kg_gate *g, kg_job *jobs, int next, int self)
                 dev[n++] = d;
             }
     }
-    if (!n) return 0;
+    /* harnesses that ended early still tear down their CUDA contexts: done first */
     double t0 = kg_now();
+    kg_sb_reap_lingering(1);
+    if (!n) return kg_now() - t0;
     kg_quiesce(cw, rr, st, n, kg_now() + 60);
     double waited = kg_now() - t0;
     quiesce_wait_s += waited;
@@ -1823,6 +1826,7 @@ int main(int argc, char **argv)
     int next = 0, in_flight = 0, n_done = 0, printed = 0, n_admitted = 0;
     int torch_max = (o.jobs + 1) / 2 > 2 ? (o.jobs + 1) / 2 : 2;
     while (n_done < n) {
+        kg_sb_reap_lingering(0);
         /* ---- harnesses held back while a candidate waited for the GPU ---- */
         int n_ready = 0;   /* waiting for the GPU, or about to (scan and compile done) */
         for (int i = 0; i < next; i++)
@@ -2092,6 +2096,7 @@ int main(int argc, char **argv)
             printed++;
         }
     }
+    kg_sb_reap_lingering(1);
     for (int d = 0; d < g.n_dev; d++) kg_judge_stop(&g.dev[d].judge);
     if (o.mode == MODE_FULL && quiesce_waits)
         printf("# exclusive GPU: %d session(s) first waited for other harnesses to finish their start-up, "

@@ -161,6 +161,8 @@ typedef struct {
     char scratch_host[PATH_MAX];
     kg_sb_result *r;
     int execs;                     /* the stub's own exec of the target is expected */
+    pid_t target;                  /* the target's pid (seen at that exec) */
+    int target_ended, target_status;   /* the target called exit_group(status) */
     int in_startup;                /* 1 until the target's start-up mark (spec->startup_mark) */
 } mon_ctx;
 
@@ -525,8 +527,14 @@ static void handle(mon_ctx *m, struct seccomp_notif *req, struct seccomp_notif_r
         if (harness) mon_event(m, 1, "process creation (fork)");
         return;
     }
+    case SYS_exit_group:
+        if (pid == m->target && m->target) {
+            m->target_ended = 1;
+            m->target_status = (int)(a[0] & 0xff);
+        }
+        return;
     case SYS_execve: case SYS_execveat: {
-        if (m->execs++ == 0) return;   /* the stub starting the target */
+        if (m->execs++ == 0) { m->target = pid; return; }   /* the stub starting the target */
         if (!harness) return;
         unsigned long long pp = nr == SYS_execve ? a[0] : a[1];
         if (read_str(pid, pp, raw, sizeof raw) != 0) snprintf(raw, sizeof raw, "?");
@@ -803,7 +811,7 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
         resp = calloc(1, sz.seccomp_notif_resp > sizeof *resp ? sz.seccomp_notif_resp : sizeof *resp);
     }
 #endif
-    int status = 0, reaped = 0;
+    int status = 0, reaped = 0, early = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
     while (!reaped) {
@@ -850,6 +858,20 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
                 handle(&m, req, resp);
                 if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, resp) != 0 && errno != ENOENT) {
                 }
+                if (m.target_ended && m.kind == KG_SB_HARNESS && !killed && !early) {
+                    /* The harness called exit_group: none of its code runs
+                     * again. Report now; what is left is the kernel tearing
+                     * down its CUDA context, which nothing waits for. Then
+                     * end the sandbox and reap it as usual. */
+                    kg_sb_result e = r;
+                    e.exit_code = m.target_status;
+                    e.term_signal = 0;
+                    e.ended_early = 1;
+                    e.wall_ms = 1e3 * (kg_now() - t0);
+                    ssize_t w = write(res_fd, &e, sizeof e);
+                    (void)w;
+                    early = 1;
+                }
             }
         } else if (i_l >= 0 && (pf[i_l].revents & (POLLHUP | POLLERR))) {
             close(lfd);
@@ -875,8 +897,10 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
               (double)ru.ru_stime.tv_sec + 1e-6 * ru.ru_stime.tv_usec;
     r.maxrss_kb = ru.ru_maxrss;
     r.wall_ms = 1e3 * (kg_now() - t0);
-    ssize_t w = write(res_fd, &r, sizeof r);
-    (void)w;
+    if (!early) {
+        ssize_t w = write(res_fd, &r, sizeof r);
+        (void)w;
+    }
     _exit(0);
 }
 
@@ -927,6 +951,25 @@ void kg_sb_kill(kg_sb_proc *p)
     if (p->pid > 0) kill(p->pid, SIGTERM);   /* the monitor kills bwrap and writes its record */
 }
 
+static pid_t lingering[256];
+static int n_lingering;
+
+void kg_sb_reap_lingering(int block)
+{
+    int k = 0;
+    for (int i = 0; i < n_lingering; i++) {
+        pid_t w = waitpid(lingering[i], NULL, block ? 0 : WNOHANG);
+        if (w == 0) lingering[k++] = lingering[i];   /* still ending its sandbox */
+    }
+    n_lingering = k;
+}
+
+static void linger(pid_t monitor)
+{
+    if (n_lingering == (int)(sizeof lingering / sizeof lingering[0])) kg_sb_reap_lingering(1);
+    lingering[n_lingering++] = monitor;
+}
+
 int kg_sb_wait(kg_sb_proc *p, double deadline, kg_sb_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -957,8 +1000,12 @@ int kg_sb_wait(kg_sb_proc *p, double deadline, kg_sb_result *r)
         have += (size_t)g;
         if (have == sizeof *r) break;
     }
-    kill(-p->pid, SIGKILL);   /* the monitor's group (bwrap's outer process too) */
-    waitpid(p->pid, NULL, 0);
+    if (have == sizeof *r && r->ended_early == 1 && kg_sb_result_valid(r)) {
+        linger(p->pid);   /* it reaps its sandbox; the gate reaps it later */
+    } else {
+        kill(-p->pid, SIGKILL);   /* the monitor's group (bwrap's outer process too) */
+        waitpid(p->pid, NULL, 0);
+    }
     close(p->res_fd);
     p->res_fd = -1;
     p->pid = -1;
@@ -979,6 +1026,7 @@ int kg_sb_result_valid(const kg_sb_result *r)
     if (r->n_startup < 0 || r->n_startup > r->n_events - r->n_violations) return 0;
     if (r->startup_marked < 0 || r->startup_marked > 1) return 0;
     if (!(r->wall_ms >= 0)) return 0;
+    if (r->ended_early < 0 || r->ended_early > 1) return 0;
     if (r->term_signal < 0 || r->term_signal > 64) return 0;
     if (memchr(r->stub_msg, 0, sizeof r->stub_msg) == NULL) return 0;
     for (int i = 0; i < KG_SB_EVENTS; i++)

@@ -119,7 +119,11 @@ typedef struct {
     int stub_failed;              /* the stub could not set up (message in stub_msg) */
     int monitored;                /* the seccomp monitor was attached */
     double start_ms;              /* spawn to the target's exec */
-    double wall_ms;               /* spawn to the end of everything inside (reaped) */
+    double wall_ms;               /* spawn to the end of everything inside (reaped), or to ended_early */
+    int ended_early;              /* a harness's record, written when the target itself called
+                                     exit_group (exit_code is its status): its process's teardown
+                                     (a CUDA context: about 0.1 s on the H200) is not waited for;
+                                     no code of it runs after that call. cpu_s, maxrss_kb: 0 */
     double cpu_s;                 /* user + system time of everything inside */
     long maxrss_kb;
     int n_events, n_violations;   /* events seen; how many break the sandbox policy */
@@ -157,6 +161,11 @@ void kg_sb_kill(kg_sb_proc *p);
  * Returns 1 when the run ended by itself, 0 when it was killed, -1 when no
  * record came (r says so). */
 int kg_sb_wait(kg_sb_proc *p, double deadline, kg_sb_result *r);
+
+/* Monitors that reported early (ended_early) and still end their sandbox:
+ * reaped here, without waiting (block = 0) or all of them (block = 1, before
+ * the gate exits, so nothing of a sandbox outlives it). */
+void kg_sb_reap_lingering(int block);
 
 /* 1 when r is a well-formed record (magic, ranges, NUL-terminated strings). */
 int kg_sb_result_valid(const kg_sb_result *r);

@@ -99,6 +99,8 @@ static const int notify_always[] = {
     SYS_fchownat, SYS_connect, SYS_sendto, SYS_kill, SYS_tkill, SYS_tgkill,
     SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo, SYS_pidfd_send_signal, SYS_fork, SYS_vfork,
     SYS_clone3, SYS_execve, SYS_execveat, SYS_setsid,
+    /* the target's end: the monitor may report the harness then (sandbox.h, ended_early) */
+    SYS_exit_group,
     /* denied by the monitor (and recorded) */
     SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_bpf, SYS_perf_event_open,
     SYS_userfaultfd, SYS_keyctl, SYS_add_key, SYS_request_key, 425, 426, 427, SYS_unshare,

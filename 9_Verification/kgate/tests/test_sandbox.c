@@ -35,7 +35,7 @@ static char bindir[1024], tmpdir[256], helper[512], canary[512], scratch[512];
 static const char *helper_src =
     "#define _GNU_SOURCE\n"
     "#include <arpa/inet.h>\n#include <netinet/in.h>\n#include <signal.h>\n#include <stdio.h>\n"
-    "#include <stdlib.h>\n#include <string.h>\n#include <sys/socket.h>\n#include <unistd.h>\n"
+    "#include <stdlib.h>\n#include <string.h>\n#include <sys/socket.h>\n#include <sys/wait.h>\n#include <unistd.h>\n"
     "int main(int argc, char **argv) {\n"
     "  const char *m = argv[1];\n"
     "  if (!strcmp(m, \"write\")) { FILE *f = fopen(argv[2], \"w\"); if (f) { fputs(\"x\", f); fclose(f); return 0; } return 3; }\n"
@@ -55,6 +55,10 @@ static const char *helper_src =
     "    FILE *f = fopen(\"/etc/kgate_sbtest_startup\", \"w\"); if (f) fclose(f);\n"
     "    for (int k = 0; k < atoi(argv[3]); k++) unlink(argv[2]);\n"
     "    f = fopen(\"/etc/kgate_sbtest_cand\", \"w\"); if (f) fclose(f); return 0; }\n"
+    "  if (!strcmp(m, \"linger\")) { /* a child's exit first, then a child that stays, then exit(5) */\n"
+    "    pid_t c = fork(); if (c == 0) _exit(0); waitpid(c, NULL, 0);\n"
+    "    if (fork() == 0) { sleep(30); _exit(0); } usleep(100000); exit(5); }\n"
+    "  if (!strcmp(m, \"crash\")) { raise(SIGSEGV); return 0; }\n"
     "  if (!strcmp(m, \"deaf\")) { for (int s = 1; s < 65; s++) signal(s, SIG_IGN); for (;;) pause(); }\n"
     "  return 2;\n"
     "}\n";
@@ -407,6 +411,35 @@ static void test_kill_parent(void **s)
     /* and this process is still here to check it */
 }
 
+/* A harness is reported when it calls exit_group itself, with its status
+ * (not a child's), without waiting for what else is left in its sandbox;
+ * a crash, and any other kind of sandbox, are reported at the real end. */
+static void test_ended_early(void **s)
+{
+    (void)s;
+    kg_sb_result r;
+    const char *l[] = {"linger", NULL};
+    double t0 = kg_now();
+    assert_int_equal(run(KG_SB_HARNESS, l, NULL, 10, -1, &r), 1);
+    double took = kg_now() - t0;
+    if (r.ended_early != 1 || r.exit_code != 5) dump(&r);
+    assert_int_equal(r.ended_early, 1);
+    assert_int_equal(r.exit_code, 5);
+    assert_int_equal(r.term_signal, 0);
+    assert_true(took < 5.0);   /* not the 30 s its child sleeps */
+    t0 = kg_now();
+    kg_sb_reap_lingering(1);   /* the monitor ends its sandbox: the child goes with it */
+    assert_true(kg_now() - t0 < 5.0);
+    const char *c[] = {"crash", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, c, NULL, 10, -1, &r), 1);
+    assert_int_equal(r.ended_early, 0);
+    assert_int_equal(r.term_signal, SIGSEGV);
+    const char *e[] = {"alloc", "1", NULL};
+    assert_int_equal(run(KG_SB_COMPILE, e, NULL, 10, -1, &r), 1);
+    assert_int_equal(r.ended_early, 0);
+    assert_int_equal(r.exit_code, 0);
+}
+
 /* CPU time, file size and memory limits, named in the ending. */
 static void test_limits(void **s)
 {
@@ -532,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_deadline_kills_everything),
         cmocka_unit_test(test_kill_parent),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_ended_early),
         cmocka_unit_test(test_forged_records),
         cmocka_unit_test(test_no_sandbox_and_broken_bwrap),
         cmocka_unit_test(test_start_cost),
