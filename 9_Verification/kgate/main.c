@@ -2188,9 +2188,12 @@ int main(int argc, char **argv)
         snprintf(why, sizeof why, "%d good candidate(s) rejected, %d bad one(s) this stage should stop "
                  "passed", s.good_stopped, missed);
     } else if (s.n_labeled > 0) {
-        ok = (s.bad == 0 || s.interception >= 0.95) && (s.good == 0 || s.false_kill <= 0.02);
-        snprintf(why, sizeof why, "interception %.1f%% (target >= 95%%), false kills %.1f%% (target <= 2%%)",
-                 100.0 * s.interception, 100.0 * s.false_kill);
+        /* the second stage's targets (README.md); the median is reported
+         * against its own, but a slow machine does not fail the verdicts */
+        ok = (s.bad == 0 || s.interception >= 0.98) && s.good_stopped == 0;
+        snprintf(why, sizeof why, "interception %.1f%% (target >= 98%%), false kills %.1f%% (target 0), "
+                 "median %.3f s per candidate (target <= 1.0 s)",
+                 100.0 * s.interception, 100.0 * s.false_kill, s.median_s);
     } else {
         int stopped = 0;
         for (int i = 0; i < n; i++) stopped += kg_verdict_is_stop(cands[i].verdict);
