@@ -1814,14 +1814,15 @@ int main(int argc, char **argv)
         j->slot = -1;
     }
 
-    /* One pipeline per candidate, --jobs candidates in flight: the compiler
-     * and the harnesses (creating their CUDA contexts, then waiting) start
-     * first, the static scan at the same time, each in its sandbox; when the
-     * scan passes and the compile succeeds the candidate is ready, and ready
-     * candidates run on the GPUs one at a time (each judge serves one session
-     * at a time: timings stay clean). A new candidate is admitted only while
-     * no candidate waits for the GPU, so queueing does not inflate anyone's
-     * latency. Per-candidate total = wall time from the start of its
+    /* One pipeline per candidate, --jobs candidates compiling at once: the
+     * compiler and the harnesses (creating their CUDA contexts, then waiting)
+     * start first, the static scan at the same time, each in its sandbox;
+     * when the scan passes and the compile succeeds the candidate is ready,
+     * and ready candidates run on the GPUs one at a time (each judge serves
+     * one session at a time: timings stay clean). A candidate becoming ready
+     * makes room for the next, whose compile overlaps the session; its
+     * harness waits until no candidate waits for the GPU, so no CUDA start-up
+     * delays a session (README.md, "Latency"). Per-candidate total = wall time from the start of its
      * processing to its verdict. */
     int next = 0, in_flight = 0, n_done = 0, printed = 0, n_admitted = 0;
     int torch_max = (o.jobs + 1) / 2 > 2 ? (o.jobs + 1) / 2 : 2;
@@ -1842,7 +1843,7 @@ int main(int argc, char **argv)
             fresh += jobs[i].state == J_FLIGHT && now0 - jobs[i].t0 < KG_STEP_ASIDE_S;
             torch_busy += torch_cand[i] && (jobs[i].state == J_FLIGHT || jobs[i].state == J_READY);
         }
-        while (fresh < o.jobs && in_flight < o.jobs + KG_STEP_ASIDE_MAX && n_admitted < n) {
+        while (fresh < o.jobs && in_flight < o.jobs + KG_STEP_ASIDE_MAX && in_flight < 64 && n_admitted < n) {
             /* in order, except that PyTorch builds (half a minute each) run
              * at most torch_max at a time while plain candidates go ahead */
             int i = -1;

@@ -956,12 +956,27 @@ static int n_lingering;
 
 void kg_sb_reap_lingering(int block)
 {
-    int k = 0;
-    for (int i = 0; i < n_lingering; i++) {
-        pid_t w = waitpid(lingering[i], NULL, block ? 0 : WNOHANG);
-        if (w == 0) lingering[k++] = lingering[i];   /* still ending its sandbox */
+    /* blocking: at most 5 s (a teardown takes about 0.1 s), then the
+     * monitor's group is killed as kg_sb_wait would have */
+    double until = kg_now() + 5.0;
+    for (;;) {
+        int k = 0;
+        for (int i = 0; i < n_lingering; i++) {
+            pid_t w = waitpid(lingering[i], NULL, WNOHANG);
+            if (w == 0) lingering[k++] = lingering[i];   /* still ending its sandbox */
+        }
+        n_lingering = k;
+        if (!block || !n_lingering) return;
+        if (kg_now() > until) {
+            for (int i = 0; i < n_lingering; i++) {
+                kill(-lingering[i], SIGKILL);
+                waitpid(lingering[i], NULL, 0);
+            }
+            n_lingering = 0;
+            return;
+        }
+        usleep(1000);
     }
-    n_lingering = k;
 }
 
 static void linger(pid_t monitor)
