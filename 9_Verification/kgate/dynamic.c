@@ -222,7 +222,8 @@ void kg_compile_argv(const char *nvcc, const char *arch, const char *cu, const c
     }
     /* nvcc runs its host chain (preprocessing, cudafe++) and its device
      * chain (preprocessing, cicc, ptxas) one after the other unless given
-     * threads: two let them overlap (0.67 s -> see README.md, "Latency") */
+     * threads: two let them overlap (0.44 -> 0.41 s for a small candidate
+     * on the 2-CPU development machine; README.md, "Latency") */
     argv[a++] = "--threads";
     argv[a++] = "2";
     argv[a++] = "-O3";

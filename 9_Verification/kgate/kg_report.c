@@ -272,7 +272,8 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
                "overhead: sandbox %.3f, judge %.3f\n",
             c->t_static, c->t_compile, c->t_run, c->t_total, c->t_sandbox, c->t_judge);
     if (c->t_gpu_wait > 0 || c->t_own_start > 0)
-        fprintf(f, "    waits: ready at %.3f, then %.3f for the GPU (%.3f of it for other harnesses' start-up), "
+        fprintf(f, "    waits: ready at %.3f, then %.3f for the GPU (%.3f of it for other harnesses' start-up or "
+                   "teardown), "
                    "%.3f for its own harness's start-up\n",
                 c->t_ready, c->t_gpu_wait, c->t_quiesce, c->t_own_start);
 }

@@ -80,8 +80,8 @@ typedef struct {
     double t_judge;            /* seconds the separate judge added (copies, protocol round trips) */
     /* where the total went (README.md, "Latency"): start to ready (scan and
      * compile done), ready to the GPU (waiting for another candidate's
-     * session, then for other harnesses' start-up), then waiting for its
-     * own harness's start-up before the session */
+     * session, then t_quiesce for other harnesses' CUDA start-up or
+     * teardown), then waiting for its own harness's start-up */
     double t_ready, t_gpu_wait, t_quiesce, t_own_start;
     char sandbox[400];         /* what the sandbox monitor recorded (attempts refused), if anything */
     double cand_ms_mid, ref_ms_mid, cand_ms_large, ref_ms_large;

@@ -678,6 +678,15 @@ static int spawn_harness(kg_gate *g, kg_job *j, int d, const char *so_path, cons
     return 0;
 }
 
+/* A harness that will not be used (it never finished its start-up, or its
+ * candidate is decided): stopped, its record kept for the report. */
+static void end_harness(kg_job *j, int d)
+{
+    kg_sb_kill(&j->harness[d]);
+    kg_sb_wait(&j->harness[d], kg_now() + 3, &j->hrec[d]);
+    j->h_on[d] = 0;
+}
+
 /* A candidate's harnesses, one per device, each in its sandbox: they
  * create their CUDA contexts while the candidate compiles. */
 static void spawn_harnesses(kg_gate *g, kg_job *j)
@@ -1062,9 +1071,7 @@ static void run_on_device(kg_gate *g, kg_job *j, kg_cand *c, int d, int task_ind
         kg_quiesce(&j->cmd_w[d], &j->rep_r[d], &st, 1, kg_now() + 60);
         j->h_ready[d] = st;
         if (st < 0) {   /* no answer within a minute: never reached its start-up's end */
-            kg_sb_kill(&j->harness[d]);
-            kg_sb_wait(&j->harness[d], kg_now() + 3, &j->hrec[d]);
-            j->h_on[d] = 0;
+            end_harness(j, d);
             j->h_dead[d] = 1;
         }
         c->t_own_start += kg_now() - t0;
@@ -1120,11 +1127,7 @@ static void run_candidate(kg_gate *g, kg_job *j, kg_cand *c, int task_index)
             r->verdict = a < 0 ? KG_V_SKIPPED : KG_V_L1;
             snprintf(r->reason, sizeof r->reason, a < 0 ? "no build for sm_%s" : "does not compile for sm_%s",
                      a < 0 ? g->dev[d].arch : g->arch[a]);
-            if (j->h_on[d]) {
-                kg_sb_kill(&j->harness[d]);
-                kg_sb_wait(&j->harness[d], kg_now() + 3, &j->hrec[d]);
-                j->h_on[d] = 0;
-            }
+            if (j->h_on[d]) end_harness(j, d);
         } else {
             run_on_device(g, j, c, d, task_index, r);
         }
@@ -1583,18 +1586,15 @@ static double quiesce_others(kg_gate *g, kg_job *jobs, int next, int self)
     /* harnesses that ended early still tear down their CUDA contexts: done first */
     double t0 = kg_now();
     kg_sb_reap_lingering(1);
-    if (!n) return kg_now() - t0;
-    kg_quiesce(cw, rr, st, n, kg_now() + 60);
+    if (n) kg_quiesce(cw, rr, st, n, kg_now() + 60);
     double waited = kg_now() - t0;
     quiesce_wait_s += waited;
-    quiesce_waits++;
+    quiesce_waits += waited > 0.001;
     for (int x = 0; x < n; x++) {
         kg_job *k = &jobs[who[x]];
         k->h_ready[dev[x]] = st[x];
         if (st[x] < 0) {
-            kg_sb_kill(&k->harness[dev[x]]);
-            kg_sb_wait(&k->harness[dev[x]], kg_now() + 3, &k->hrec[dev[x]]);
-            k->h_on[dev[x]] = 0;
+            end_harness(k, dev[x]);
             k->h_dead[dev[x]] = 1;
         }
     }
@@ -2100,8 +2100,8 @@ int main(int argc, char **argv)
     kg_sb_reap_lingering(1);
     for (int d = 0; d < g.n_dev; d++) kg_judge_stop(&g.dev[d].judge);
     if (o.mode == MODE_FULL && quiesce_waits)
-        printf("# exclusive GPU: %d session(s) first waited for other harnesses to finish their start-up, "
-               "%.2f s in all\n", quiesce_waits, quiesce_wait_s);
+        printf("# exclusive GPU: %d session(s) first waited for other harnesses to finish their start-up "
+               "or teardown, %.2f s in all\n", quiesce_waits, quiesce_wait_s);
 
     /* ---- L4 verdicts explained (after every verdict: they do not wait for it) ---- */
     if (explain) {

@@ -492,10 +492,11 @@ int main(int argc, char **argv)
     /* The session is over: end at once. The sandbox monitor reports this
      * process when it calls exit_group (sandbox.h, ended_early), and the
      * gate's verdict waits for that report; the driver then frees the CUDA
-     * context with the process (about 0.1 s on the H200), which nothing
-     * waits for. exit() would first run CUDA's orderly teardown, that same
-     * work, inside the process: the verdict would wait for it. Neither the
-     * candidate's exit handlers nor its static destructors run. */
+     * context with the process (the teardown took about 0.1 s on the H200),
+     * which nothing waits for. exit() would run CUDA's own teardown (its
+     * exit handler) before exit_group, so the report would wait for it; that
+     * is reasoned, not measured. Neither the candidate's exit handlers nor
+     * its static destructors run. */
     fflush(NULL);
     _exit(0);
 }

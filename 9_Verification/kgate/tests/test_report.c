@@ -231,6 +231,10 @@ static void test_json_report_valid(void **s)
     c[1].compiled = 1;
     c[1].cand_ms_mid = 1.0;
     c[1].ref_ms_mid = 0.9;
+    c[1].t_ready = 0.625;      /* where the seconds went */
+    c[1].t_gpu_wait = 0.25;
+    c[1].t_quiesce = 0.125;
+    c[1].t_own_start = 0.0625;
     kg_summary sm;
     kg_summarize(c, 3, 1.0, &sm);
     kg_run_info info = {"bubblewrap (test)", "NVIDIA H200 \"test\"", "90", "full", 2026, "default"};
@@ -246,6 +250,8 @@ static void test_json_report_valid(void **s)
     assert_non_null(strstr(buf, "\"confusion\":{\"P0\":{"));
     assert_non_null(strstr(buf, "\"timing_batches_judge_clock\":0"));
     assert_non_null(strstr(buf, "\"timing_allowance_ms\":"));
+    assert_non_null(strstr(buf, "\"seconds_to_ready\":0.625,\"seconds_gpu_wait\":0.25,"
+                                "\"seconds_other_startups\":0.125,\"seconds_own_startup_wait\":0.0625"));
     free(buf);
     /* no candidates at all: still one valid document */
     kg_summarize(c, 0, 0.0, &sm);
