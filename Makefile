@@ -11,6 +11,11 @@
 #   make compare A=results/x/results.json B=results/y/results.json [THRESHOLD=5]
 #   make charts         roofline and shmoo charts of every results/*/results.json
 #   make mutants        build and run every sample's planted bugs: each must FAIL
+#   make try SAMPLE=firstKernel EX=1 [ANSWER=1] [ARGS=...]
+#                       build your exercise as the variant "exercise", check it and
+#                       time it against the step it changes (CPU simulator without a GPU)
+#   make figures        regenerate docs/figures/*.svg from tools/figures.py
+#   make help           this list
 #   make profile SAMPLE=matrixMul VARIANT=smem_tile32 NOTE="tile 16 -> 32" [ARGS=...]
 #                       one variant under Nsight Compute: a row of <sample>/NOTEBOOK.md
 #   make profile-diff SAMPLE=matrixMul [VARIANT=...]   its last two rows side by side
@@ -23,6 +28,18 @@
 #   make compile_commands.json   the compilation database for clangd (uses bear)
 #   make vscode         .vscode/ tasks (build, run, memcheck, verify, profile the
 #                       active editor's sample) and a cuda-gdb launch configuration
+#
+# No GPU? Everything builds, every sample WAIVES (exit 2) and `make test` runs.
+# The CPU simulators run a sample's kernels on the CPU, block by block and
+# thread by thread, and check every result as the sample does: proof that
+# the kernel code computes the right answer (not how fast it is):
+#   sh 0_Simple/firstKernel/tests/cpu_sim/run.sh     saxpy at five sizes (seconds);
+#                       --exercise=FILE checks an exercise (what make try uses)
+#   sh 0_Simple/matrixMul/tests/cpu_sim/run.sh --quick   every SGEMM variant at
+#                       the --quick check shapes and its tile shape (a minute)
+#   sh 3_Imaging/histogram/tests/cpu_sim/run.sh      every histogram variant (3 min)
+#   sh 3_Imaging/blur/tests/cpu_sim/run.sh           every blur variant, radius 1, 2
+#                       and 8, on the --quick geometries
 #
 # Samples are discovered: any folder N_Group/name/ (N = 0..8) with a Makefile,
 # except the 8_Debugging case studies (below).
@@ -58,7 +75,7 @@ ifneq ($(words $(SAMPLES) $(CASES)),$(words $(sort $(SAMPLES) $(CASES))))
   $(error two sample or case folders share a name: $(SAMPLE_DIRS) $(CASE_DIRS))
 endif
 
-.PHONY: all samples tools tool-packages run test verify bench mutants compare charts profile profile-diff \
+.PHONY: all samples tools tool-packages run test verify bench mutants compare charts profile profile-diff try figures help \
         clean list list-tools readme new-sample vscode compile_commands.json $(SAMPLE_DIRS) $(TOOL_DIRS) $(SAMPLES)
 .PHONY: cases list-cases $(CASE_DIRS) $(CASES)
 
@@ -132,6 +149,21 @@ bench:
 # (after checking that every mutant still applies).
 mutants:
 	@tools/mutants.sh
+
+# make try SAMPLE=name EX=N [ANSWER=1] [ARGS="sample options"]: an exercise of
+# <sample>/exercises/ built as an extra variant, checked and timed (tools/try.sh).
+try:
+	@tools/try.sh '$(subst ','\'',$(value SAMPLE))' '$(subst ','\'',$(value EX))' '$(subst ','\'',$(value ANSWER))'
+
+# The diagrams of docs/figures/, drawn by tools/figures.py (Python only);
+# make test fails when a committed one differs from what the script draws.
+figures:
+	@python3 tools/figures.py
+
+# The targets and the CPU simulators: the comment at the top of this file.
+help:
+	@sed -n '3,/^# Samples are discovered/p' $(firstword $(MAKEFILE_LIST)) | sed '$$d; s/^# \{0,1\}//'
+	@echo "Start here: README.md, \"Start here\"."
 
 # make compare A=results/x/results.json B=results/y/results.json [THRESHOLD=5]:
 # the ratio per sample and variant; fails on a regression beyond THRESHOLD %.

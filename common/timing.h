@@ -21,7 +21,7 @@
  * "vectorAdd\/naive/": checked on the H200 with ncu 2025.3.1).
  *
  * CPU baselines: a fresh malloc'd buffer has no pages yet, so the first
- * pass over it measures page faults, not the loop (issue 19 measured
+ * pass over it measures page faults, not the loop (we measured
  * vectorAdd's CPU loop at 2^27 on a 2-core development machine: 2418 ms
  * cold, 336 ms warm). host_prefault() touches every page of an output
  * before the CPU variant is timed.

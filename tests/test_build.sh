@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_build.sh: the build system's promises (README.md, "Two commands",
+# test_build.sh: the build system's promises (README.md, "Start here"; docs/contributing.md,
 # "Adding a sample"; docs/CONVENTIONS.md, "Building").
 # On this tree, without building anything:
 #   - SMS is validated against nvcc --list-gpu-arch with a clear message

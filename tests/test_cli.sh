@@ -20,6 +20,11 @@
 #     (WAIVED without a GPU; with one, its records are cpu and the references,
 #     which also run under any other --variant, which never reports cpu), and
 #     refused as "no CPU baseline" where it is not
+# A first-lesson sample may declare a minimal command line instead (a
+# cli.minimal file in its folder, which says why and lists what it accepts):
+# it is held to the rules that file states, below (minimal_rules), and only a
+# sample whose .cu files are at most 120 lines and do not use options.h may
+# declare one.
 # Ends with "cli tests: N passed, M failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -40,8 +45,10 @@ QUICK_TIMEOUT=${QUICK_TIMEOUT:-300}
 
 # The programs: every sample, and both forms of every 8_Debugging case.
 programs=
+declare -A minimal_of   # program -> its cli.minimal, for those that declare one
 for dir in $(MAKEFLAGS= make -s --no-print-directory list 2>/dev/null); do
     programs="$programs $(basename "$dir")"
+    [ -f "$dir/cli.minimal" ] && minimal_of[$(basename "$dir")]=$dir/cli.minimal
 done
 [ -n "$programs" ] || bad "no samples found (make list)"
 for dir in $(MAKEFLAGS= make -s --no-print-directory list-cases 2>/dev/null); do
@@ -68,12 +75,52 @@ refused() {
     ok
 }
 
+# minimal_rules NAME FILE: a program that declares a minimal command line in
+# FILE (cli.minimal) is held to what FILE says: help wins anywhere and names
+# what it accepts, everything else is refused by name, and what it accepts
+# runs (WAIVED without a GPU, PASS with one). Only a short sample that does not
+# use common/options.h may declare it.
+minimal_rules() {
+    local name=$1 file=$2 dir lines accepts line a
+    dir=$(dirname "$file")
+    lines=$(cat "$dir"/*.cu | wc -l)
+    if [ "$lines" -le 120 ] && ! grep -q 'options\.h' "$dir"/*.cu; then ok
+    else bad "$name: declares a minimal command line ($file) but its .cu files have $lines lines (at most 120) or use options.h"; fi
+    accepts=$(sed -n 's/^accepts:[[:space:]]*//p' "$file")
+    if [ -n "$accepts" ]; then ok; else bad "$file: no 'accepts:' line"; fi
+
+    run "bin/$name" --help
+    cp "$tmp/out" "$tmp/help"
+    local missing=
+    for a in -h --help $accepts; do
+        grep -qF -- "${a%%=*}" "$tmp/help" || missing="$missing ${a%%=*}"
+    done
+    if [ $rc -eq 0 ] && [ -z "$missing" ]; then ok
+    else bad "$name --help: exit $rc, does not name:$missing"; fi
+    for line in "-h" "--quick -h" "--bogus-option --help" "stray -h" "--json --help" "--variant=no_such -h"; do
+        # shellcheck disable=SC2086  # the words of $line are the arguments
+        run "bin/$name" $line
+        if [ $rc -eq 0 ] && cmp -s "$tmp/out" "$tmp/help"; then ok
+        else bad "$name $line: exit $rc, or not the --help text (help must win anywhere)"; fi
+    done
+    for a in --json --reps=3 --device=0 --seed=1 --quick=yes stray --bogus-option --variant=no_such_variant; do
+        refused "$name" "not accepted (cli.minimal)" "$a" $accepts "$a"
+    done
+    # shellcheck disable=SC2086  # accepts is a list of options
+    timeout "$QUICK_TIMEOUT" "bin/$name" $accepts >"$tmp/out" 2>"$tmp/err"; rc=$?
+    last=$(tail -n1 "$tmp/out")
+    if [ "$HAVE_GPU" = 0 ] && [ $rc -eq 2 ] && [[ "$last" == "$name: WAIVED ("* ]]; then ok
+    elif [ "$HAVE_GPU" = 1 ] && [ $rc -eq 0 ] && [ "$last" = "$name: PASS" ]; then ok
+    else bad "$name $accepts: exit $rc, last line '$last' (GPU: $HAVE_GPU; want WAIVED without one, PASS with one)"; fi
+}
+
 # The variants in RESULT lines of $tmp/out, one per line, sorted and unique.
 variants_of() { sed -nE 's/^RESULT sample=[^ ]+ variant=([^ ]+).*/\1/p' "$tmp/out" | sort -u; }
 
 for name in $programs; do
     bin=bin/$name
     if [ ! -x "$bin" ]; then bad "$name: $bin not built"; continue; fi
+    if [ -n "${minimal_of[$name]:-}" ]; then minimal_rules "$name" "${minimal_of[$name]}"; continue; fi
 
     # ---- help ------------------------------------------------------------
     run "$bin" --help

@@ -13,6 +13,10 @@
 # The 8_Debugging cases get the same tests, both forms (<case>_buggy and
 # <case>_fixed), except that only the fixed form must PASS on a GPU: the
 # buggy one is there to show its bug.
+# A first-lesson sample that declares a minimal command line (a cli.minimal
+# file in its folder: 0_Simple/firstKernel) has no --json and no --device:
+# its --help need not list them and the --json runs are left out; every other
+# rule here holds (tests/test_cli.sh holds it to the rules cli.minimal lists).
 # Ends with "process tests: N passed, M failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -82,12 +86,14 @@ gpus_needed() {
 for name in $programs; do
     bin=bin/$name
     if [ ! -x "$bin" ]; then bad "$name: $bin not built"; continue; fi
+    minimal=0
+    [ -f "${folder_of[$name]}/cli.minimal" ] && minimal=1
 
     # --help
     # (--quick --reps --seed may be left out where they mean nothing: deviceQuery;
     # tests/test_cli.sh holds every binary to the rest of the command line's rules)
     if "$bin" --help >"$tmp/help" 2>&1 && grep -q -- '--help' "$tmp/help" \
-        && grep -q -- '--device' "$tmp/help" && grep -q -- '--json' "$tmp/help"; then ok
+        && { [ $minimal = 1 ] || { grep -q -- '--device' "$tmp/help" && grep -q -- '--json' "$tmp/help"; }; }; then ok
     else bad "$name --help: non-zero exit or common options missing"; fi
 
     # common bad arguments
@@ -114,6 +120,7 @@ for name in $programs; do
         last=$(tail -n1 "$tmp/out")
         if [ $rc -eq 2 ] && [[ "$last" == "$name: WAIVED ("* ]]; then ok
         else bad "$name --quick without GPU: exit $rc, last line '$last' (want 2 and WAIVED)"; fi
+        [ $minimal = 1 ] && continue   # no --json (cli.minimal)
         "$bin" --quick --json >"$tmp/out" 2>"$tmp/err"; rc=$?
         tail -n1 "$tmp/out" >"$tmp/last"
         if [ $rc -eq 2 ] && "$JSON_CHECK" "$tmp/last" && grep -q '"status":"WAIVED"' "$tmp/last"; then ok
@@ -129,6 +136,7 @@ for name in $programs; do
         last=$(tail -n1 "$tmp/out")
         if [ $rc -eq 0 ] && [ "$last" = "$name: PASS" ]; then ok
         else bad "$name --quick: exit $rc, last line '$last'; stderr: $(tail -n3 "$tmp/err")"; fi
+        [ $minimal = 1 ] && continue   # no --json (cli.minimal)
         timeout "$QUICK_TIMEOUT" "$bin" --quick --json >"$tmp/out" 2>"$tmp/err"; rc=$?
         if [ $rc -eq 0 ] && "$JSON_CHECK" --lines "$tmp/out"; then ok
         else bad "$name --quick --json: exit $rc or invalid JSON lines"; fi

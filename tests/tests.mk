@@ -8,7 +8,7 @@
 #   <folder>_TEST_CFLAGS := ...    and    <folder>_TEST_LDLIBS := ...
 # (folder = the folder's own name, e.g. kgate_TEST_LDLIBS).
 # CMOCKA_PREFIX points at a cmocka unpacked outside the system (the device
-# machine has no package registry: see README.md, "Running on a lent GPU").
+# machine has no package registry: see docs/operators.md, "A machine without a package registry").
 # The common layer is linked from its static library (common/lib.mk), built
 # once for samples and tests alike; every object here has a -MMD dependency
 # file, so a changed header rebuilds the tests that include it. A tool that

@@ -16,7 +16,7 @@
 #   bench.sh --check-gpu   exit 2 with the reason when there is no GPU, else 0
 # Environment: BENCH_ARGS (extra arguments for every default run),
 # BENCH_TIMEOUT (seconds per run, default 900), GIT_COMMIT and GIT_DIRTY
-# (yes/no) where the tree is a copy without .git (a lent GPU machine).
+# (yes/no) where the tree is a copy without .git (a GPU machine the tree was copied to).
 # The samples run on the first GPU of CUDA_VISIBLE_DEVICES (its nvidia-smi
 # index or UUID; default 0), whose name names results/<GPU>/.
 # Several GPUs: BENCH_JOBS=N (N > 1) hands over to tools/bench_gpus.sh, which

@@ -6,7 +6,7 @@
 # CARRY_DIR holds debs/*.deb (apt-get download libcmocka0 libcmocka-dev
 # libclang1-19 libllvm19 libclang-common-19-dev libz3-4 bubblewrap) and
 # clang-c/ (the headers of libclang-19-dev, whose .deb is too large to carry).
-# See README.md, "Running on a lent GPU machine without a package registry".
+# See docs/operators.md, "A machine without a package registry".
 set -eu
 carry=${1:-.carry}
 pfx=${CARRIED_PREFIX:-/tmp/pfx}

@@ -2,7 +2,7 @@
 # ensure_packages.sh PKG...: install the Debian packages that are missing,
 # and nothing else (idempotent: a second run installs nothing).
 # Skipped when SKIP_PACKAGES=1 (a machine without a registry that carries
-# what it needs, such as the lent GPU machine: see README.md).
+# what it needs, see docs/operators.md).
 set -eu
 [ "${SKIP_PACKAGES:-0}" = 1 ] && exit 0
 missing=()

@@ -7,7 +7,7 @@
 # and "Try next"; a mutants file; a CPU reference in a .c file with a cmocka
 # test; the two-line Makefile), then regenerates README.md's table of
 # samples. The sample passes `make test` as generated (tests/test_build.sh
-# checks that); the top-level README's "Adding a sample" says what the tests
+# checks that); docs/contributing.md, "Adding a sample", says what the tests
 # enforce.
 set -eu
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""profile.py: `make profile`, the lab notebook of each sample (see README.md, "Profiling").
+"""profile.py: `make profile`, the lab notebook of each sample (see docs/profiling.md).
 
     make profile SAMPLE=matrixMul VARIANT=smem_tile32 NOTE="tile 16 -> 32" [ARGS="--m=2048"]
 

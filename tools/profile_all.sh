@@ -25,7 +25,7 @@
 #
 # Environment: PROFILE_ARGS (extra sample arguments), PROFILE_NOTE (the rows' note),
 # GIT_COMMIT and GIT_DIRTY (yes/no) where the tree has no .git, OUT (a folder: the notebooks,
-# raw CSVs and logs are copied there at the end, for a lent machine that returns $OUT).
+# raw CSVs and logs are copied there at the end, for a remote GPU machine that returns $OUT).
 # Exit: 0, 1 if a profile or a check failed, 2 without a GPU or without ncu.
 set -u
 cd "$(dirname "$0")/.."

@@ -18,8 +18,8 @@
 # GIT_COMMIT and GIT_DIRTY (the copy has no .git: bench.sh's run files and
 # bin/sanitize's reports take the commit and tree state from these).
 # `make all` installs missing Debian packages (libclang-19-dev): on a node
-# that cannot, export SKIP_PACKAGES=1 (and the prefixes README.md's "Running
-# on a lent GPU machine" names) before starting the job.
+# that cannot, export SKIP_PACKAGES=1 (and the prefixes that docs/operators.md,
+# "A machine without a package registry", names) before starting the job.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 repo=$(pwd)

@@ -518,7 +518,7 @@ static const opt_spec sample_opts[] = {
                   &opt_check_sizes),
 };
 
-/* The sizes of --check-sizes (the issue's list), and the smaller ones every
+/* The sizes of --check-sizes (the ones that matter), and the smaller ones every
  * run checks before timing (each <= n; then n itself). */
 static const size_t issue_sizes[] = {1, 2, 31, 33, 1000, (1u << 20) + 1, 1u << 28};
 static const size_t quick_sizes[] = {1, 2, 31, 33, 1000, 4097, (1u << 20) + 1};

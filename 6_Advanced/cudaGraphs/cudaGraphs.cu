@@ -26,7 +26,7 @@
  *          its first load cannot be issued before the kernel starts and
  *          waits for a round trip to L2, on the critical path of every step
  *   store  kernel k writes row k of its own (a_k * i + b_k) and reads
- *          nothing: the launch and the dependency alone (issue 12's target,
+ *          nothing: the launch and the dependency alone (the sample's target,
  *          at most 1 us per kernel in a replayed chain of 100 or more, is
  *          about this one)
  *
@@ -680,15 +680,15 @@ int main(int argc, char **argv)
             if (g_exp) CUDA_CHECK(cudaGraphDestroy(g_exp));
         }
     }
-    /* What the graph replays measured, and what the issue asks (issue 12:
-     * at most 1 us per kernel for chains of 100 or more): the store chain
+    /* What the graph replays measured, against the sample's target (at
+     * most 1 us per kernel for chains of 100 or more): the store chain
      * is the launch and dependency cost alone; the data chain adds, to every
      * kernel, a load that cannot start before the kernel does and must wait
      * for the previous kernel's stores to come back from L2. */
     const double us_store = worst_graph_us_100[CHAIN_STORE], us_data = worst_graph_us_100[CHAIN_DATA];
     if (us_store > 0)
         report_note("graph replay at N >= 100, chain=store (no kernel reads what another wrote: "
-                    "the launch and the dependency): at most %.3g us per kernel (issue 12's "
+                    "the launch and the dependency): at most %.3g us per kernel (the "
                     "target: at most 1 us)", us_store);
     if (us_data > 0)
         report_note("graph replay at N >= 100, chain=data (each kernel first loads what the one "

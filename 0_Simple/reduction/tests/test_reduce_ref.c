@@ -175,7 +175,7 @@ static void test_check(void **state)
     assert_int_equal(red_check(RED_INT, &ri, 0, -1, msg, sizeof msg), 0);   /* poison */
 }
 
-/* The issue's failures at the sizes that matter, each checked against the
+/* The failures to guard against, at the sizes that matter, each checked against the
  * exact reference: a result of 0, one element dropped (the first or the
  * last), n truncated (2^31+1 summed as 2^31; or as a 32-bit int, which is
  * negative and sums nothing), half the array. The references stream

@@ -1,0 +1,498 @@
+#!/usr/bin/env python3
+"""figures.py: the teaching diagrams of docs/figures/, drawn as SVG by this
+script (Python's standard library only), so that each picture is text kept in
+the repository and changes by review like code.
+
+  python3 tools/figures.py            write every figure into docs/figures/
+  python3 tools/figures.py --check    write nothing; exit 1 when a committed
+                                      figure differs from what this script draws,
+                                      is missing, or is not drawn here (make test)
+  python3 tools/figures.py --out=DIR  write them into DIR instead
+
+`make figures` runs the first form. The figures (the lessons link them):
+  thread_indexing.svg        blocks, threads and the bounds check (firstKernel)
+  smem_tiling.svg            matrixMul's shared-memory tiles
+  reduction_tree.svg         a block's tree in shared memory, a warp's shuffles
+  privatized_histogram.svg   per-block copies in shared memory, merged once
+  pitch_roi.svg              width, pitch and a region of interest (blur)
+  graph_replay.svg           stream launches against one graph launch (cudaGraphs)
+The output is deterministic (no dates, fixed number formatting), so --check
+compares bytes. Diagrams only: no measured figure is drawn here (those come
+from results/ through tools/charts.py).
+"""
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "docs", "figures")
+
+# colours: one meaning each, the same in every figure
+INK = "#1f2937"       # text and outlines
+MUTED = "#6b7280"     # secondary text
+THREAD = "#dbeafe"    # a thread, a lane, a live element
+THREAD_EDGE = "#2563eb"
+IDLE = "#f3f4f6"      # a thread with nothing to do
+BAD = "#fee2e2"       # what must not happen (out of bounds, contention)
+BAD_EDGE = "#dc2626"
+SHARED = "#dcfce7"    # shared memory
+SHARED_EDGE = "#16a34a"
+GLOBAL = "#fef3c7"    # global memory
+GLOBAL_EDGE = "#d97706"
+CPU = "#ede9fe"       # host work
+CPU_EDGE = "#7c3aed"
+FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
+MONO = "DejaVu Sans Mono, Menlo, Consolas, monospace"
+
+
+def num(v):
+    """A coordinate as text: at most two decimals, no trailing zeros."""
+    s = "%.2f" % v
+    s = s.rstrip("0").rstrip(".")
+    return "0" if s == "-0" else s
+
+
+def esc(s):
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class Svg:
+    def __init__(self, w, h, title):
+        self.w, self.h, self.title, self.items = w, h, title, []
+
+    def rect(self, x, y, w, h, fill="#ffffff", stroke=INK, sw=1, rx=2, dash=None):
+        d = ' stroke-dasharray="%s"' % dash if dash else ""
+        self.items.append('<rect x="%s" y="%s" width="%s" height="%s" rx="%s" fill="%s" stroke="%s" '
+                          'stroke-width="%s"%s/>' % (num(x), num(y), num(w), num(h), num(rx), fill, stroke,
+                                                     num(sw), d))
+
+    def text(self, x, y, s, size=13, anchor="start", weight="normal", fill=INK, mono=False, italic=False):
+        style = ' font-style="italic"' if italic else ""
+        self.items.append('<text x="%s" y="%s" font-family="%s" font-size="%s" text-anchor="%s" '
+                          'font-weight="%s" fill="%s"%s>%s</text>'
+                          % (num(x), num(y), MONO if mono else FONT, num(size), anchor, weight, fill,
+                             style, esc(s)))
+
+    def line(self, x1, y1, x2, y2, stroke=INK, sw=1.2, arrow=False, dash=None):
+        d = ' stroke-dasharray="%s"' % dash if dash else ""
+        m = ' marker-end="url(#arrow)"' if arrow else ""
+        self.items.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="%s"%s%s/>'
+                          % (num(x1), num(y1), num(x2), num(y2), stroke, num(sw), d, m))
+
+    def path(self, d, stroke=INK, sw=1.2, fill="none", arrow=False, dash=None):
+        m = ' marker-end="url(#arrow)"' if arrow else ""
+        ds = ' stroke-dasharray="%s"' % dash if dash else ""
+        self.items.append('<path d="%s" stroke="%s" stroke-width="%s" fill="%s"%s%s/>'
+                          % (d, stroke, num(sw), fill, ds, m))
+
+    def brace(self, x1, x2, y, label, size=12, below=True, color=INK):
+        """A bracket from x1 to x2 at y with a label under (or over) it."""
+        t = 6 if below else -6
+        self.path("M%s %s V%s H%s V%s" % (num(x1), num(y), num(y + t), num(x2), num(y)), stroke=color)
+        self.text((x1 + x2) / 2, y + (t + 14 if below else t - 5), label, size=size, anchor="middle", fill=color)
+
+    def render(self):
+        head = ('<svg xmlns="http://www.w3.org/2000/svg" xml:space="preserve" width="%d" height="%d" viewBox="0 0 %d %d">\n'
+                '<title>%s</title>\n'
+                '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+                'markerHeight="7" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="%s"/>'
+                '</marker></defs>\n'
+                '<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>\n'
+                % (self.w, self.h, self.w, self.h, esc(self.title), INK, self.w, self.h))
+        return head + "\n".join(self.items) + "\n</svg>\n"
+
+
+# ---- thread and block indexing (firstKernel) -----------------------------------
+
+def thread_indexing():
+    block, nblocks, n = 8, 4, 29
+    cw, x0, gap = 19, 120, 14
+    s = Svg(780, 340, "Thread and block indexing: i = blockIdx.x * blockDim.x + threadIdx.x")
+    s.text(20, 28, "Each thread finds its element: i = blockIdx.x * blockDim.x + threadIdx.x", size=16,
+           weight="bold")
+    s.text(20, 48, "A grid of %d blocks of blockDim.x = %d threads for n = %d elements. The grid is rounded "
+           "up to whole blocks," % (nblocks, block, n), size=12, fill=MUTED)
+    s.text(20, 64, "so the last block has %d threads with no element." % (nblocks * block - n), size=12,
+           fill=MUTED)
+    s.text(x0 - 12, 120, "threadIdx.x", size=12, anchor="end", mono=True)
+    ay = 210
+    s.text(x0 - 12, ay + 15, "y[i]", size=12, anchor="end", mono=True)
+    s.text(x0 - 12, ay + 31, "global memory", size=10, anchor="end", fill=MUTED)
+    for b in range(nblocks):
+        bx = x0 + b * (block * cw + gap)
+        s.rect(bx - 4, 80, block * cw + 6, 54, fill="#ffffff", stroke=MUTED, dash="4 3", rx=4)
+        s.text(bx + block * cw / 2, 97, "blockIdx.x = %d" % b, size=12, anchor="middle", weight="bold")
+        for t in range(block):
+            i = b * block + t
+            live = i < n
+            s.rect(bx + t * cw, 105, cw - 2, 22, fill=THREAD if live else BAD,
+                   stroke=THREAD_EDGE if live else BAD_EDGE)
+            s.text(bx + t * cw + (cw - 2) / 2, 120, str(t), size=10, anchor="middle", mono=True)
+            s.rect(bx + t * cw, ay, cw - 2, 22, fill=GLOBAL if live else "#ffffff",
+                   stroke=GLOBAL_EDGE if live else BAD_EDGE, dash=None if live else "3 2")
+            s.text(bx + t * cw + (cw - 2) / 2, ay + 15, str(i), size=9, anchor="middle", mono=True,
+                   fill=INK if live else BAD_EDGE)
+            if t in (0, block - 1) or not live:
+                s.line(bx + t * cw + (cw - 2) / 2, 129, bx + t * cw + (cw - 2) / 2, ay - 2,
+                       stroke=THREAD_EDGE if live else BAD_EDGE, sw=0.9, arrow=True,
+                       dash=None if live else "3 2")
+    lastx = x0 + (nblocks - 1) * (block * cw + gap)
+    endx = lastx + (n - (nblocks - 1) * block) * cw
+    s.brace(x0, endx - 2, ay + 30, "n = %d elements: i = 0 .. n-1" % n, size=11)
+    s.text(lastx + block * cw, ay + 50, "i >= n: past the end", size=11, anchor="end", fill=BAD_EDGE,
+           weight="bold")
+    ex_b, ex_t = 2, 5
+    s.text(20, 296, "Thread %d of block %d: i = %d * %d + %d = %d." % (ex_t, ex_b, ex_b, block, ex_t,
+                                                                       ex_b * block + ex_t), size=12)
+    s.text(760, 296, "grid = (n + blockDim.x - 1) / blockDim.x = %d" % nblocks, size=12, anchor="end",
+           mono=True)
+    s.text(20, 322, "if (i < n) y[i] = a * x[i] + y[i];", size=13, mono=True)
+    s.text(310, 322, "the bounds check: threads past the end write nothing", size=12, fill=MUTED)
+    return s
+
+
+# ---- matrixMul: shared-memory tiling --------------------------------------------
+
+def smem_tiling():
+    s = Svg(800, 420, "Shared-memory tiling: C = A * B, one block per tile of C")
+    s.text(20, 28, "Shared-memory tiling: one block computes one tile of C", size=16, weight="bold")
+    s.text(20, 48, "Each element of A and B the block needs comes from global memory once per block, and "
+           "then TILE times", size=12, fill=MUTED)
+    s.text(20, 64, "from shared memory: TILE times less global traffic than one thread per output reading "
+           "its own row and column.", size=12, fill=MUTED)
+    T = 26          # one tile, in pixels
+    ax, ay, aw, ah = 40, 220, 4 * T, 5 * T
+    bx, by, bw, bh = 180, 100, 6 * T, 4 * T
+    cx, cy = bx, ay
+    s.text(bx, by - 8, "B (K x N)", size=13, weight="bold")
+    s.text(ax + aw / 2, ay + ah + 18, "A (M x K)", size=13, anchor="middle", weight="bold")
+    s.text(cx + bw / 2, cy + ah + 18, "C (M x N)", size=13, anchor="middle", weight="bold")
+    for (x, y, w, h) in ((ax, ay, aw, ah), (bx, by, bw, bh), (cx, cy, bw, ah)):
+        s.rect(x, y, w, h, fill="#ffffff")
+    ti, tj, k = 2, 3, 1   # the block's tile row and column, and the current step
+    for kk in range(4):
+        now = kk == k
+        s.rect(ax + kk * T, ay + ti * T, T, T, fill=SHARED if now else GLOBAL,
+               stroke=SHARED_EDGE if now else GLOBAL_EDGE, sw=2 if now else 1, rx=0)
+        s.rect(bx + tj * T, by + kk * T, T, T, fill=SHARED if now else GLOBAL,
+               stroke=SHARED_EDGE if now else GLOBAL_EDGE, sw=2 if now else 1, rx=0)
+    s.text(ax + k * T + T / 2, ay + ti * T + T / 2 + 4, "k", size=11, anchor="middle", weight="bold",
+           fill=SHARED_EDGE)
+    s.text(bx + tj * T + T / 2, by + k * T + T / 2 + 4, "k", size=11, anchor="middle", weight="bold",
+           fill=SHARED_EDGE)
+    s.rect(cx + tj * T, cy + ti * T, T, T, fill=THREAD, stroke=THREAD_EDGE, sw=2, rx=0)
+    s.text(cx + tj * T + T / 2, cy + ti * T + T / 2 + 4, "C", size=11, anchor="middle", weight="bold",
+           fill=THREAD_EDGE)
+    s.line(ax + aw + 4, ay + ti * T + T / 2, cx + tj * T - 4, cy + ti * T + T / 2, stroke=MUTED,
+           dash="4 3", arrow=True)
+    s.line(bx + tj * T + T / 2, by + bh + 4, cx + tj * T + T / 2, cy + ti * T - 4, stroke=MUTED,
+           dash="4 3", arrow=True)
+    s.text(40, 394, "yellow: A's row panel and B's column panel, walked", size=11, fill=MUTED)
+    s.text(40, 410, "a tile at a time; green: step k's tiles", size=11, fill=MUTED)
+    # shared memory and the loop
+    px = 420
+    s.rect(px, 84, 360, 110, fill=SHARED, stroke=SHARED_EDGE, rx=6)
+    s.text(px + 12, 104, "shared memory of the block, step k", size=12, weight="bold", fill=SHARED_EDGE)
+    for j, (nm, what) in enumerate((("As", "A's tile k"), ("Bs", "B's tile k"))):
+        x = px + 16 + j * 175
+        s.rect(x, 116, 60, 60, fill="#ffffff", stroke=SHARED_EDGE, sw=2)
+        s.text(x + 30, 151, nm, size=14, anchor="middle", mono=True)
+        s.text(x + 68, 142, "= " + what, size=11)
+        s.text(x + 68, 158, "TILE x TILE", size=10, fill=MUTED)
+    code = [
+        "for (k = 0; k < K / TILE; k++) {",
+        "    As[ty][tx] = A[row][k*TILE + tx];",
+        "    Bs[ty][tx] = B[k*TILE + ty][col];",
+        "    __syncthreads();  // both tiles loaded",
+        "    for (j = 0; j < TILE; j++)",
+        "        sum += As[ty][j] * Bs[j][tx];",
+        "    __syncthreads();  // done reading them",
+        "}",
+        "C[row][col] = sum;   // thread (tx, ty)",
+    ]
+    for n, line in enumerate(code):
+        s.text(px, 222 + n * 17, line, size=11.5, mono=True)
+    s.text(px, 396, "One thread per element of C's tile; each loads one", size=11, fill=MUTED)
+    s.text(px, 410, "element of As and of Bs per step.", size=11, fill=MUTED)
+    return s
+
+
+# ---- reduction: the tree in shared memory, the shuffles in a warp --------------------
+
+def reduction_tree():
+    s = Svg(840, 470, "Reduction: a tree in shared memory, then shuffles inside a warp")
+    s.text(20, 28, "Reduction: halve the active threads at each step", size=16, weight="bold")
+    s.text(20, 48, "Across a block the partial sums meet in shared memory, with a barrier per step; inside "
+           "a warp they move between registers.", size=12, fill=MUTED)
+    n = 16
+    cw, x0, y0, dy = 20, 30, 100, 52
+    s.text(x0, 76, "a block: shared memory, sequential addressing", size=12, weight="bold", fill=SHARED_EDGE)
+    levels = [n]
+    while levels[-1] > 1:
+        levels.append(levels[-1] // 2)
+    for L, width in enumerate(levels):
+        y = y0 + L * dy
+        for i in range(n):
+            live = i < width
+            s.rect(x0 + i * cw, y, cw - 3, 20, fill=SHARED if live else IDLE,
+                   stroke=SHARED_EDGE if live else "#d1d5db")
+        if L + 1 < len(levels):
+            half = width // 2
+            for i in range(half):
+                xa = x0 + (i + half) * cw + (cw - 3) / 2
+                xb = x0 + i * cw + (cw - 3) / 2
+                s.line(xa, y + 21, xb + 2, y + dy - 2, stroke=THREAD_EDGE, sw=0.9, arrow=True)
+                s.line(xb, y + 21, xb, y + dy - 2, stroke=THREAD_EDGE, sw=0.9)
+            s.text(x0 + n * cw + 8, y + dy / 2 + 8, "s = %d" % half, size=11, mono=True)
+            s.text(x0 + n * cw + 8, y + dy / 2 + 22, "__syncthreads()", size=10, mono=True, fill=MUTED)
+    yb = y0 + (len(levels) - 1) * dy + 44
+    s.text(x0, yb, "for (s = blockDim.x/2; s > 0; s >>= 1) {", size=11.5, mono=True)
+    s.text(x0, yb + 16, "    if (tid < s) sm[tid] += sm[tid + s];", size=11.5, mono=True)
+    s.text(x0, yb + 32, "    __syncthreads();", size=11.5, mono=True)
+    s.text(x0, yb + 48, "}", size=11.5, mono=True)
+    s.text(x0, yb + 68, "The active threads are always the first ones, so whole warps retire,", size=11,
+           fill=MUTED)
+    s.text(x0, yb + 82, "and neighbouring threads read neighbouring words: no bank conflicts.", size=11,
+           fill=MUTED)
+    lanes = 8
+    lw, rx0, ry0 = 32, 500, 100
+    s.text(rx0, 76, "a warp: registers, __shfl_down_sync", size=12, weight="bold", fill=THREAD_EDGE)
+    s.text(rx0, 92, "(8 of its 32 lanes shown)", size=11, fill=MUTED)
+    offs = [4, 2, 1]
+    for L in range(len(offs) + 1):
+        y = ry0 + 8 + L * 70
+        for i in range(lanes):
+            active = L == 0 or i < lanes >> L
+            s.rect(rx0 + i * lw, y, lw - 6, 24, fill=THREAD if active else IDLE,
+                   stroke=THREAD_EDGE if active else "#d1d5db")
+            if L == 0:
+                s.text(rx0 + i * lw + (lw - 6) / 2, y + 16, "v%d" % i, size=10, anchor="middle", mono=True)
+        if L < len(offs):
+            off = offs[L]
+            for i in range(lanes >> (L + 1)):
+                xa = rx0 + (i + off) * lw + (lw - 6) / 2
+                xb = rx0 + i * lw + (lw - 6) / 2
+                s.line(xa, y + 25, xb + 3, y + 68, stroke=THREAD_EDGE, sw=0.9, arrow=True)
+                s.line(xb, y + 25, xb, y + 68, stroke=THREAD_EDGE, sw=0.9)
+            s.text(rx0 + lanes * lw + 6, y + 50, "offset %d" % off, size=11, mono=True)
+    yb = ry0 + 8 + 3 * 70 + 42
+    s.text(rx0, yb, "lane 0 holds the warp's sum", size=11, fill=THREAD_EDGE, weight="bold")
+    s.text(rx0, yb + 20, "for (o = 16; o > 0; o >>= 1)", size=11.5, mono=True)
+    s.text(rx0, yb + 36, "    v += __shfl_down_sync(~0u, v, o);", size=11.5, mono=True)
+    s.text(rx0, yb + 56, "No shared memory and no __syncthreads: the", size=11, fill=MUTED)
+    s.text(rx0, yb + 70, "warp's lanes exchange registers in one step.", size=11, fill=MUTED)
+    return s
+
+
+# ---- histogram: privatized copies in shared memory ------------------------------------
+
+def privatized_histogram():
+    s = Svg(800, 430, "Privatized histogram: per-block copies in shared memory, merged once")
+    s.text(20, 28, "Privatized histogram: count into the block's own copy, merge once", size=16,
+           weight="bold")
+    s.text(20, 48, "8 bins shown; the sample counts bytes into 256 (or 64).", size=12, fill=MUTED)
+    s.text(20, 74, "input bytes (global memory), split among the blocks", size=12, weight="bold")
+    nb, bw = 3, 230
+    vals = [7, 2, 7, 7, 0, 5, 2, 7, 3, 7, 1, 7, 4, 2, 7, 6, 7, 0, 2, 7, 5, 7, 3, 7]
+    per = len(vals) // nb
+    cwid = (bw - 36) / 8
+    for b in range(nb):
+        x = 20 + b * (bw + 20)
+        for j in range(per):
+            s.rect(x + j * (bw / per), 82, bw / per - 2, 22, fill=GLOBAL, stroke=GLOBAL_EDGE)
+            s.text(x + j * (bw / per) + (bw / per - 2) / 2, 98, str(vals[b * per + j]), size=11,
+                   anchor="middle", mono=True)
+        s.rect(x, 128, bw, 150, fill="#ffffff", stroke=MUTED, dash="4 3", rx=6)
+        s.text(x + 10, 146, "block %d" % b, size=12, weight="bold")
+        s.text(x + 10, 164, "atomicAdd(&priv[byte], 1)", size=11, mono=True, fill=SHARED_EDGE)
+        s.rect(x + 10, 174, bw - 20, 94, fill=SHARED, stroke=SHARED_EDGE, rx=4)
+        s.text(x + 16, 188, "priv[8]: shared memory", size=10, fill=SHARED_EDGE)
+        counts = [0] * 8
+        for v in vals[b * per:(b + 1) * per]:
+            counts[v] += 1
+        for k in range(8):
+            h = counts[k] * 12
+            s.rect(x + 18 + k * cwid, 248 - h, cwid - 4, max(h, 0.5), fill=THREAD, stroke=THREAD_EDGE, rx=0)
+            s.text(x + 18 + k * cwid + (cwid - 4) / 2, 262, str(k), size=9, anchor="middle", mono=True,
+                   fill=MUTED)
+        s.line(x + bw / 2, 105, x + bw / 2, 126, stroke=GLOBAL_EDGE, arrow=True)
+        s.line(x + bw / 2, 280, 220 + (b - 1) * 70, 318, stroke=SHARED_EDGE, arrow=True)
+    s.rect(40, 320, 360, 74, fill=GLOBAL, stroke=GLOBAL_EDGE, rx=4)
+    s.text(50, 336, "hist[8]: global memory", size=10, fill=GLOBAL_EDGE)
+    total = [0] * 8
+    for v in vals:
+        total[v] += 1
+    gw = 340 / 8
+    for k in range(8):
+        h = total[k] * 3.5
+        s.rect(50 + k * gw, 376 - h, gw - 8, h, fill=THREAD, stroke=THREAD_EDGE, rx=0)
+        s.text(50 + k * gw + (gw - 8) / 2, 389, str(k), size=9, anchor="middle", mono=True, fill=MUTED)
+    s.text(430, 336, "after __syncthreads(), each block adds its copy:", size=11)
+    s.text(430, 354, "atomicAdd(&hist[k], priv[k])", size=11.5, mono=True)
+    s.text(430, 372, "one atomic per bin per block, not per byte", size=11, fill=MUTED)
+    s.text(20, 420, "Without the copies every byte is an atomic on global memory, and equal bytes (here: "
+           "the many 7s) queue on one counter.", size=12, fill=BAD_EDGE)
+    return s
+
+
+# ---- blur: width, pitch and a region of interest ----------------------------------------
+
+def pitch_roi():
+    s = Svg(800, 390, "Pitch, width and a region of interest")
+    s.text(20, 28, "A pitched image and a region of interest (ROI)", size=16, weight="bold")
+    s.text(20, 48, "Rows start pitch bytes apart, not width * 4: the allocation pads each row. The ROI is a "
+           "window at (x0, y0).", size=12, fill=MUTED)
+    cw, ch = 24, 24
+    cols, pad, rows = 14, 4, 8
+    x0, y0 = 70, 96
+    rx, ry, rw, rh = 3, 2, 7, 4      # the ROI: x0, y0, width, height in pixels
+    for r in range(rows):
+        for c in range(cols + pad):
+            inside = c < cols
+            roi = rx <= c < rx + rw and ry <= r < ry + rh
+            fill = THREAD if roi else (GLOBAL if inside else IDLE)
+            stroke = THREAD_EDGE if roi else (GLOBAL_EDGE if inside else "#d1d5db")
+            s.rect(x0 + c * cw, y0 + r * ch, cw - 2, ch - 2, fill=fill, stroke=stroke, sw=0.8, rx=1)
+    s.rect(x0 + rx * cw - 2, y0 + ry * ch - 2, rw * cw + 2, rh * ch + 2, fill="none", stroke=THREAD_EDGE,
+           sw=2.2, rx=2)
+    s.rect(x0 + (rx + 2) * cw + 4, y0 + (ry + 1) * ch + 6, 3 * cw - 10, ch * 2 - 14, fill="#ffffff",
+           stroke=THREAD_EDGE, rx=3)
+    s.text(x0 + (rx + 3.5) * cw - 3, y0 + (ry + 2) * ch + 3, "ROI", size=13, anchor="middle",
+           weight="bold", fill=THREAD_EDGE)
+    s.brace(x0, x0 + cols * cw - 2, y0 + rows * ch + 4, "image width: the pixels of a row")
+    s.brace(x0, x0 + (cols + pad) * cw - 2, y0 + rows * ch + 36,
+            "pitch: the bytes from one row's start to the next (cudaMallocPitch picks it)", color=GLOBAL_EDGE)
+    s.text(x0 + cols * cw + pad * cw / 2, y0 - 8, "padding", size=11, anchor="middle", fill=MUTED)
+    s.brace(x0 + rx * cw, x0 + (rx + rw) * cw - 2, y0 - 6, "ROI width", below=False, color=THREAD_EDGE)
+    s.brace(x0, x0 + rx * cw - 4, y0 - 6, "x0", below=False, color=THREAD_EDGE)
+    for r in range(rows):
+        s.text(x0 - 8, y0 + r * ch + 16, "row %d" % r, size=10, anchor="end", fill=MUTED, mono=True)
+    s.text(8, y0 + ry * ch + 10, "y0", size=11, fill=THREAD_EDGE, weight="bold")
+    s.path("M%s %s H%s" % (num(8), num(y0 + ry * ch - 1), num(x0 - 2)), stroke=THREAD_EDGE, dash="3 2")
+    tx = 540
+    lines = [
+        ("row y of the image starts at byte", False),
+        ("y * pitch", True),
+        ("", False),
+        ("pixel (x, y) of the ROI is at byte", False),
+        ("(y0 + y) * pitch + (x0 + x) * 4", True),
+        ("", False),
+        ("in C, with a float *img:", False),
+        ("((float *)((char *)img", True),
+        ("    + (y0 + y) * pitch))[x0 + x]", True),
+        ("", False),
+        ("(y0 + y) * width * 4 is wrong: it", False),
+        ("drops the padding of every row above", False),
+        ("(8_Debugging/blurPitch is that bug)", False),
+    ]
+    for n, (t, mono) in enumerate(lines):
+        s.text(tx, y0 + 4 + n * 16, t, size=11.5, mono=mono,
+               fill=INK if mono else (BAD_EDGE if n >= 10 else MUTED))
+    return s
+
+
+# ---- cudaGraphs: stream launches against a graph launch ----------------------------------
+
+def graph_replay():
+    s = Svg(800, 336, "Graph replay against stream launches")
+    s.text(20, 28, "Many tiny kernels: launched one by one, or replayed as one graph", size=16, weight="bold")
+    s.text(20, 48, "Schematic, not to scale: the measured times are in 6_Advanced/cudaGraphs/README.md.",
+           size=12, fill=MUTED)
+    k = 6
+    lx = 150
+
+    def lanes(y, title):
+        s.text(20, y - 10, title, size=13, weight="bold")
+        s.text(lx - 10, y + 18, "CPU", size=12, anchor="end", fill=CPU_EDGE)
+        s.text(lx - 10, y + 58, "GPU", size=12, anchor="end", fill=THREAD_EDGE)
+        s.line(lx, y + 36, 780, y + 36, stroke="#e5e7eb")
+
+    # stream launches
+    y = 90
+    lanes(y, "stream launches: the CPU pays for every launch, the GPU waits in between")
+    launch_w, kern_w, lat = 52, 26, 30
+    for i in range(k):
+        cx = lx + i * (launch_w + 4)
+        s.rect(cx, y + 4, launch_w, 24, fill=CPU, stroke=CPU_EDGE)
+        s.text(cx + launch_w / 2, y + 20, "launch", size=10, anchor="middle")
+        gx = cx + lat + launch_w - 20
+        s.rect(gx, y + 44, kern_w, 24, fill=THREAD, stroke=THREAD_EDGE)
+        s.text(gx + kern_w / 2, y + 60, "k%d" % i, size=10, anchor="middle", mono=True)
+        s.line(cx + launch_w / 2, y + 29, gx + kern_w / 2, y + 42, stroke=MUTED, sw=0.8, arrow=True)
+    s.text(lx + k * (launch_w + 4) + 12, y + 20, "kernel<<<...>>>() x %d" % k, size=11, mono=True)
+    s.text(lx + k * (launch_w + 4) + 48, y + 60, "the GPU idles between kernels", size=11, fill=BAD_EDGE)
+    # graph
+    y = 210
+    lanes(y, "graph: captured once, then one cudaGraphLaunch replays every kernel")
+    s.rect(lx, y + 4, 70, 24, fill=CPU, stroke=CPU_EDGE)
+    s.text(lx + 35, y + 20, "1 launch", size=10, anchor="middle")
+    gx = lx + 70 + 10
+    for i in range(k):
+        s.rect(gx + i * (kern_w + 3), y + 44, kern_w, 24, fill=THREAD, stroke=THREAD_EDGE)
+        s.text(gx + i * (kern_w + 3) + kern_w / 2, y + 60, "k%d" % i, size=10, anchor="middle", mono=True)
+    s.line(lx + 35, y + 29, gx + kern_w / 2, y + 42, stroke=MUTED, sw=0.8, arrow=True)
+    s.text(gx + k * (kern_w + 3) + 12, y + 60, "back to back: the work submitted as one", size=11,
+           fill=SHARED_EDGE)
+    s.text(lx + 90, y + 20, "cudaGraphLaunch(exec, stream)", size=11, mono=True)
+    s.line(lx, 300, 400, 300, stroke=MUTED, arrow=True)
+    s.text(410, 304, "time", size=11, fill=MUTED)
+    s.text(20, 322, "cudaStreamBeginCapture ... cudaStreamEndCapture records the launches once; "
+           "cudaGraphInstantiate makes them replayable.", size=12, fill=MUTED)
+    return s
+
+
+FIGURES = [
+    ("thread_indexing.svg", thread_indexing),
+    ("smem_tiling.svg", smem_tiling),
+    ("reduction_tree.svg", reduction_tree),
+    ("privatized_histogram.svg", privatized_histogram),
+    ("pitch_roi.svg", pitch_roi),
+    ("graph_replay.svg", graph_replay),
+]
+
+
+def main(argv):
+    check, out = False, OUT
+    for a in argv:
+        if a == "--check":
+            check = True
+        elif a.startswith("--out="):
+            out = a[len("--out="):]
+        elif a in ("-h", "--help"):
+            print(__doc__.strip())
+            return 0
+        else:
+            print("figures: unknown argument '%s' (see --help)" % a, file=sys.stderr)
+            return 1
+    problems = []
+    drawn = set()
+    for name, draw in FIGURES:
+        text = draw().render()
+        path = os.path.join(out, name)
+        drawn.add(name)
+        if check:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    if f.read() != text:
+                        problems.append("%s differs from what tools/figures.py draws (run make figures)" % path)
+            except OSError:
+                problems.append("%s is missing (run make figures)" % path)
+        else:
+            os.makedirs(out, exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+    if os.path.isdir(out):
+        for name in sorted(os.listdir(out)):
+            if name.endswith(".svg") and name not in drawn:
+                problems.append("%s is not drawn by tools/figures.py (draw it there, or remove it)"
+                                % os.path.join(out, name))
+    for p in problems:
+        print("figures: " + os.path.relpath(p, ROOT) if p.startswith("/") else "figures: " + p)
+    if check:
+        print("figures: %d drawn, %d problem(s)" % (len(FIGURES), len(problems)))
+    else:
+        print("figures: wrote %d figures to %s" % (len(FIGURES), os.path.relpath(out, ROOT)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
