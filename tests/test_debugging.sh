@@ -88,8 +88,12 @@ cat >"$tmp/probe.c" <<'C'
 #include "debug_case.h"
 int main(int argc, char **argv)
 {
-    static const opt_spec opts[] = {CASE_NO_CHECK_OPT};
-    static const opts_config cfg = {CASE_NAME("probe"), "probe", opts, 1, NULL, 0};
+#ifdef PLANT_REPS_ACCEPTED
+    static const opt_spec opts[] = {CASE_NO_CHECK_OPT};   /* a table without CASE_OPTS */
+#else
+    static const opt_spec opts[] = {CASE_OPTS};
+#endif
+    static const opts_config cfg = {CASE_NAME("probe"), "probe", opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     common_opts o;
     opts_parse_or_exit(&cfg, argc, argv, &o);
     report_init(CASE_NAME("probe"), o.json);
@@ -115,6 +119,35 @@ probe_case() { local f=$1 e=$2; shift 2; local out; out=$(env $e "$tmp/probe_$f"
 [ "$(probe_case fixed X=1 --no-check --json)" = '0|{"sample":"probe_fixed","status":"PASS","checked":false}' ] && ok \
     || bad "--no-check --json: $(probe_case fixed X=1 --no-check --json)"
 "$tmp/probe_buggy" --help | grep -q -- '--no-check' && ok || bad "--help does not list --no-check"
+
+# A case times nothing: --reps is refused by name, exit 1, the FAIL line last,
+# and --help does not list it (CASE_OPTS; as deviceQuery). Every case, both
+# forms: a case whose table lacks CASE_OPTS fails here.
+# refuses_reps BIN NAME -> empty, or what is wrong
+refuses_reps() {
+    local bin=$1 name=$2 out err rc
+    out=$("$bin" --reps=3 2>"$tmp/reps_err"); rc=$?
+    err=$(cat "$tmp/reps_err")
+    if [ $rc -ne 1 ]; then echo "$name --reps=3: exit $rc, want 1"
+    elif ! grep -qF -- "--reps means nothing to $name" <<<"$err"; then echo "$name --reps=3: stderr does not say '--reps means nothing to $name': $err"
+    elif [ "$(tail -n1 <<<"$out")" != "$name: FAIL (bad argument)" ]; then echo "$name --reps=3: last line '$(tail -n1 <<<"$out")'"
+    elif "$bin" --help | grep -q -- '--reps'; then echo "$name --help lists --reps"
+    fi
+}
+problems=$(refuses_reps "$tmp/probe_buggy" probe_buggy)
+[ -z "$problems" ] && ok || bad "$problems"
+# the check can fail: a probe whose table lacks CASE_OPTS accepts --reps
+if gcc -std=c11 -Wall -Wextra -Werror -Icommon -DPLANT_REPS_ACCEPTED -o "$tmp/probe_plant" "$tmp/probe.c" common/options.c common/report.c -lm \
+    && refuses_reps "$tmp/probe_plant" probe_buggy | grep -q 'exit 0, want 1'; then ok
+else bad "refuses_reps did not notice a case that accepts --reps"; fi
+for dir in $cases; do
+    for form in buggy fixed; do
+        name=$(basename "$dir")_$form
+        [ -x "bin/$name" ] || continue   # reported above
+        problems=$(refuses_reps "bin/$name" "$name")
+        [ -z "$problems" ] && ok || bad "$problems"
+    done
+done
 
 # ---- markers: sanitize.expect and cuda-gdb scripts against the sources ---
 # check_markers DIR (a case folder): prints one line per problem.
