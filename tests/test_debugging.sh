@@ -203,6 +203,38 @@ sed -i 's/^break blurPitch.cu:\([0-9]*\)/break blurPitch.cu:1\1/' "$tmp/planted/
 if check_markers "$tmp/planted/blurPitch" | grep -q 'is not a line marked REPORTED'; then ok
 else bad "the marker check did not notice a cuda-gdb breakpoint on the wrong line"; fi
 
+# cuda-gdb commands exactly as they are typed: every cuda-gdb script of a case
+# (*.gdb) is quoted in its README as one fenced block holding its lines less
+# the comments and blank lines, so that each line can be pasted at the prompt.
+# check_gdb_quoted DIR: one line per script that its README does not quote.
+check_gdb_quoted() {
+    local d=$1 g
+    for g in "$d"/*.gdb; do
+        [ -f "$g" ] || continue
+        grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$g" >"$tmp/gdb_cmds"
+        if ! awk -v want="$tmp/gdb_cmds" '
+            BEGIN { while ((getline l < want) > 0) w = w l "\n" }
+            /^```/ { if (in_block) { if (b == w) found = 1; in_block = 0 } else { in_block = 1; b = "" } next }
+            in_block { b = b $0 "\n" }
+            END { exit !found }' "$d/README.md"; then
+            echo "$d/README.md does not quote $(basename "$g") as it is typed (one fenced block of its commands)"
+        fi
+    done
+}
+n_gdb=0
+for dir in $cases; do
+    for g in "$dir"/*.gdb; do [ -f "$g" ] && n_gdb=$((n_gdb + 1)); done
+    problems=$(check_gdb_quoted "$dir")
+    if [ -z "$problems" ]; then ok; else bad "$problems"; fi
+done
+if [ "$n_gdb" -ge 2 ]; then ok; else bad "only $n_gdb cuda-gdb scripts found in the cases"; fi
+# the check can fail: the README's quote abbreviated (five prints as one line,
+# which cuda-gdb reads as divisions)
+cp -r 8_Debugging/blurPitch "$tmp/planted/blurPitch_gdb"
+perl -0pi -e 's/print x\nprint y\nprint in_row\nprint out_row\nprint h\n/print x \/ y \/ in_row \/ out_row \/ h\n/' "$tmp/planted/blurPitch_gdb/README.md"
+if check_gdb_quoted "$tmp/planted/blurPitch_gdb" | grep -q 'does not quote stop_at_read.gdb'; then ok
+else bad "check_gdb_quoted did not notice an abbreviated quote of stop_at_read.gdb"; fi
+
 # bin/sanitize reads every sanitize.expect of 8_Debugging
 if [ -x bin/sanitize ]; then
     out=$(bin/sanitize --list --folder=8_Debugging 2>&1); rc=$?
