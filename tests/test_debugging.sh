@@ -304,6 +304,13 @@ if 8_Debugging/capture.sh --list blurPitch | grep -q '^8_Debugging/blurPitch/rep
 else bad "capture.sh --list blurPitch does not show the memcheck capture"; fi
 8_Debugging/capture.sh --list nosuchcase >/dev/null 2>&1
 if [ $? -eq 2 ]; then ok; else bad "capture.sh accepted an unknown folder"; fi
+# FOLDER:NAME[,NAME] picks captures of a folder; an unknown name is refused
+out=$(8_Debugging/capture.sh --list blurPitch:gdb_buggy,plain_fixed workflow:versions)
+if [ "$(wc -l <<<"$out")" -eq 3 ] && grep -q '^8_Debugging/blurPitch/reports/gdb_buggy.txt: ' <<<"$out" \
+    && grep -q '^8_Debugging/blurPitch/reports/plain_fixed.txt: ' <<<"$out" && grep -q '^8_Debugging/reports/versions.txt: ' <<<"$out"; then ok
+else bad "capture.sh --list blurPitch:gdb_buggy,plain_fixed workflow:versions: $out"; fi
+8_Debugging/capture.sh --list blurPitch:nosuch >/dev/null 2>&1
+if [ $? -eq 2 ]; then ok; else bad "capture.sh accepted an unknown capture name"; fi
 
 # capture.sh in a scratch tree (CAPTURE_WITHOUT_GPU=1, no build): one fake case
 s=$tmp/cap
@@ -319,6 +326,19 @@ fi
 CAPTURE_WITHOUT_GPU=1 CAPTURE_COMMIT=abc1234 "$s/8_Debugging/capture.sh" --no-build --copy-to="$s/out" >/dev/null 2>&1
 rc=$?
 r=$s/8_Debugging/fake/reports/hello.txt
+# a command's own exit status 124 (it ran `timeout` itself) is an exit
+# status; reaching CAPTURE_TIMEOUT is TIMED OUT (and capture.sh fails);
+# FOLDER:NAME runs that capture only
+printf 'own124: exit 124\nslow: sleep 30\n' >>"$s/8_Debugging/fake/captures"
+CAPTURE_WITHOUT_GPU=1 CAPTURE_COMMIT=abc1234 CAPTURE_TIMEOUT=1 "$s/8_Debugging/capture.sh" --no-build fake:own124 >/dev/null 2>&1
+rc124=$?
+if [ $rc124 -eq 0 ] && tail -n1 "$s/8_Debugging/fake/reports/own124.txt" | grep -q '^# exit status 124 (' \
+    && [ ! -e "$s/8_Debugging/fake/reports/slow.txt" ]; then ok
+else bad "capture.sh fake:own124 (exit $rc124): $(cat "$s/8_Debugging/fake/reports/own124.txt" 2>&1); slow ran: $(ls "$s/8_Debugging/fake/reports/")"; fi
+CAPTURE_WITHOUT_GPU=1 CAPTURE_COMMIT=abc1234 CAPTURE_TIMEOUT=1 "$s/8_Debugging/capture.sh" --no-build fake:slow >/dev/null 2>&1
+rcslow=$?
+if [ $rcslow -eq 1 ] && tail -n1 "$s/8_Debugging/fake/reports/slow.txt" | grep -q '^# TIMED OUT after 1 s'; then ok
+else bad "capture.sh fake:slow (exit $rcslow): $(cat "$s/8_Debugging/fake/reports/slow.txt" 2>&1)"; fi
 if [ $rc -eq 0 ] && [ -f "$r" ] && head -n1 "$r" | grep -q '^# captured .*commit abc1234$' \
     && sed -n 2p "$r" | grep -qF '$ echo hello; echo oops >&2; exit 3' \
     && grep -q '^hello$' "$r" && grep -q '^oops$' "$r" && tail -n1 "$r" | grep -q '^# exit status 3 (' \
