@@ -269,6 +269,29 @@ else bad "check_blocks did not notice a capture without a README block"; fi
 
 if 8_Debugging/insert_reports.sh --check; then ok; else bad "a README's report blocks are out of date (run 8_Debugging/insert_reports.sh)"; fi
 
+# every captured report was made by the command its captures file names now:
+# a changed command (a new --print-limit, say) needs a new capture
+# check_reports_current DIR: one line per report whose command differs.
+check_reports_current() {
+    local d=$1 name cmd got label
+    label=$(basename "$d"); [ "$d" = 8_Debugging ] && label=workflow
+    while IFS= read -r line; do
+        [[ $line =~ ^([a-z0-9_]+):[[:space:]]+(.+)$ ]] || continue
+        name=${BASH_REMATCH[1]} cmd=${BASH_REMATCH[2]}
+        [ -f "$d/reports/$name.txt" ] || continue
+        got=$(sed -n 2p "$d/reports/$name.txt")
+        [ "$got" = "\$ $cmd" ] || echo "$d/reports/$name.txt was made by '$got', the captures file says '\$ $cmd': capture it again (8_Debugging/capture.sh $label:$name)"
+    done <"$d/captures"
+}
+for d in 8_Debugging $cases; do
+    problems=$(check_reports_current "$d")
+    if [ -z "$problems" ]; then ok; else bad "$problems"; fi
+done
+cp -r 8_Debugging/uninitGlobal "$tmp/planted/uninitGlobal_cmd"
+sed -i 's/^initcheck_buggy: compute-sanitizer --tool initcheck /initcheck_buggy: compute-sanitizer --tool initcheck --print-limit 5 /' "$tmp/planted/uninitGlobal_cmd/captures"
+if check_reports_current "$tmp/planted/uninitGlobal_cmd" | grep -q 'initcheck_buggy.txt was made by'; then ok
+else bad "check_reports_current did not notice a capture whose command changed"; fi
+
 # insert_reports.sh on a scratch folder
 s=$tmp/ins
 mkdir -p "$s/reports"
