@@ -1,26 +1,26 @@
-/* blockTooBig: "invalid configuration argument".
+/* blockTooBig: "invalid configuration argument", or "invalid argument".
  *
  * A kernel inverts an 8-bit grayscale image (out = 255 - in), one thread per
  * pixel, in blocks of 64 x 32 threads: wide rows, it seemed, deserve wide
- * blocks. But a block may hold at most 1024 threads on every GPU since the
- * Fermi generation (x * y * z <= 1024; each of x and y at most 1024, z at
- * most 64), and 64 x 32 is 2048. The launch is refused before anything runs:
- * cudaErrorInvalidConfiguration, "invalid configuration argument". The
- * message names neither the limit nor the dimension; the launch line and
- * the device's limits do.
+ * blocks. But a block may hold at most 1024 threads (x * y * z <= 1024, and
+ * x, y at most 1024, z at most 64: the device's maxThreadsPerBlock and
+ * maxThreadsDim), and 64 x 32 is 2048. The launch is refused, nothing runs.
+ * The CUDA runtime's documentation names cudaErrorInvalidConfiguration,
+ * "invalid configuration argument", for launches that ask for too many
+ * threads; on the H200 with CUDA 13.0 this one came back as
+ * cudaErrorInvalidValue, "invalid argument" (README.md). Either message
+ * names neither the limit nor the dimension; the launch line and the
+ * device's limits do. The error comes back from the launch itself
+ * (cudaGetLastError right after it), not from a later call.
  *   The check: the launch configuration against the device's limits
  *     (cudaGetDeviceProperties: maxThreadsPerBlock, maxThreadsDim,
  *     maxGridSize; deviceQuery prints them); the program prints both before
  *     it launches.
- * The same message comes back for any impossible shape: a block or grid
- * dimension of 0, a grid's y or z over 65535, or more shared memory than a
- * block can have (cudaErrorInvalidConfiguration in the CUDA Runtime API's
- * list of errors).
  * The fixed form launches blocks of 32 x 8 = 256 threads, and the grid
  * grows to cover the image.
  *
  * Build:  make -C 8_Debugging/blockTooBig      (bin/blockTooBig_buggy, _fixed)
- * Run:    bin/blockTooBig_buggy --quick        FAIL: invalid configuration argument
+ * Run:    bin/blockTooBig_buggy --quick        FAIL: the launch is refused
  *         bin/blockTooBig_fixed --quick        PASS
  * Walkthrough: README.md.
  */
@@ -62,8 +62,8 @@ static const opts_config cfg = {
     NAME, "a launch of 2048 threads per block, over the limit of 1024 (8_Debugging case)",
     case_opts, (int)(sizeof case_opts / sizeof case_opts[0]),
     "out = 255 - in for an 8-bit image, one thread per pixel. The buggy form launches\n"
-    "blocks of 64 x 32 = 2048 threads: the launch is refused, \"invalid configuration\n"
-    "argument\", a FAIL naming the error. Before the launch the program prints the\n"
+    "blocks of 64 x 32 = 2048 threads: the launch is refused (\"invalid argument\" or\n"
+    "\"invalid configuration argument\"), a FAIL naming the error. Before it, it prints the\n"
     "configuration and the device's limits. The result is compared with the CPU's.\n"
     "--quick changes nothing: the default size is already small.",
     0};
