@@ -5,6 +5,7 @@
 #
 #   8_Debugging/capture.sh                        build, then every capture (about 4 minutes on the H200)
 #   8_Debugging/capture.sh blurPitch workflow     only these folders ("workflow": the README of 8_Debugging)
+#   8_Debugging/capture.sh blurPitch:gdb_buggy    only these captures of a folder (FOLDER:NAME[,NAME...])
 #   8_Debugging/capture.sh --list                 print the commands, run nothing (no GPU needed)
 #   8_Debugging/capture.sh --copy-to=$OUT         also copy every reports/ folder to $OUT/8_Debugging/...
 #   8_Debugging/capture.sh --no-build             use the binaries already built
@@ -18,7 +19,9 @@
 # (CAPTURE_TIMEOUT seconds, default 150). What it prints (stdout and stderr,
 # in order) goes to <folder>/reports/NAME.txt between a header line (date,
 # GPU, driver, compute-sanitizer version, commit) with the command, and a
-# last line with its exit status and run time. Then insert_reports.sh puts
+# last line with its exit status and run time ("TIMED OUT" only when the
+# capture reached CAPTURE_TIMEOUT: a command that runs `timeout` itself and
+# gets its 124 is an ordinary exit status 124). Then insert_reports.sh puts
 # every report into its README, between <!-- report:NAME:begin --> and
 # <!-- report:NAME:end -->.
 #
@@ -50,6 +53,9 @@ for a in "$@"; do
     *) only+=("$a") ;;
     esac
 done
+# FOLDER:NAME,NAME selects captures of a folder; picked_names[FOLDER] holds
+# " NAME NAME " (empty: every capture of the folder).
+declare -A picked_names=()
 
 # Folders with a captures file; "workflow" is 8_Debugging itself.
 folders=()
@@ -62,14 +68,29 @@ folder_label() { if [ "$1" = 8_Debugging ]; then echo workflow; else basename "$
 if [ ${#only[@]} -gt 0 ]; then
     keep=()
     for w in "${only[@]}"; do
+        label=${w%%:*}
         found=0
         for d in "${folders[@]}"; do
-            [ "$(folder_label "$d")" = "$w" ] && { keep+=("$d"); found=1; }
+            [ "$(folder_label "$d")" = "$label" ] || continue
+            found=1
+            [[ " ${keep[*]-} " == *" $d "* ]] || keep+=("$d")
+            if [ "$w" != "$label" ]; then
+                IFS=, read -r -a names <<<"${w#*:}"
+                for name in "${names[@]}"; do
+                    if ! grep -q "^$name:[[:space:]]" "$d/captures" 2>/dev/null || [[ ! $name =~ ^[a-z0-9_]+$ ]]; then
+                        echo "capture: no capture '$name' in $d/captures" >&2
+                        exit 2
+                    fi
+                    picked_names[$d]="${picked_names[$d]:- } $name "
+                done
+            fi
         done
-        [ $found = 1 ] || { echo "capture: no folder '$w' with a captures file" >&2; exit 2; }
+        [ $found = 1 ] || { echo "capture: no folder '$label' with a captures file" >&2; exit 2; }
     done
     folders=("${keep[@]}")
 fi
+# picked FOLDER NAME: is this capture selected?
+picked() { [ -z "${picked_names[$1]:-}" ] || [[ "${picked_names[$1]}" == *" $2 "* ]]; }
 
 # read_captures FOLDER: "NAME<TAB>COMMAND" per capture; exit 1 on a bad line.
 read_captures() {
@@ -90,6 +111,7 @@ if [ $list = 1 ]; then
     for d in "${folders[@]}"; do
         caps=$(read_captures "$d") || exit 1
         while IFS=$'\t' read -r name cmd; do
+            picked "$d" "$name" || continue
             printf '%s/reports/%s.txt: %s\n' "$d" "$name" "$cmd"
         done <<<"$caps"
     done
@@ -144,17 +166,22 @@ for d in "${folders[@]}"; do
     caps=$(read_captures "$d") || exit 1
     mkdir -p "$d/reports"
     while IFS=$'\t' read -r name cmd; do
+        picked "$d" "$name" || continue
         out=$d/reports/$name.txt
         t0=$(date +%s%N)
         timeout -k 10 "$timeout_s" bash -c "$cmd" </dev/null >"$out.raw" 2>&1
         rc=$?
-        secs=$(tenths $(($(date +%s%N) - t0)))
+        elapsed_ns=$(($(date +%s%N) - t0))
+        secs=$(tenths $elapsed_ns)
+        # 124 or 137 is this capture's time limit only when the limit was reached
+        timed_out=0
+        if { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } && [ $elapsed_ns -ge $((timeout_s * 1000000000)) ]; then timed_out=1; fi
         {
             echo "# captured $stamp on $gpu_text, $cs_version, commit $commit"
             echo "\$ $cmd"
             # carriage returns and terminal colour codes would garble a README
             sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' -e 's/\r$//' "$out.raw"
-            if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+            if [ $timed_out = 1 ]; then
                 echo "# TIMED OUT after $timeout_s s (exit status $rc)"
             else
                 echo "# exit status $rc ($secs s)"
@@ -162,7 +189,7 @@ for d in "${folders[@]}"; do
         } >"$out"
         rm -f "$out.raw"
         printf 'capture: %-60s exit %3d  %6s s\n' "$out" "$rc" "$secs"
-        if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then failed=1; fi
+        if [ $timed_out = 1 ]; then failed=1; fi
     done <<<"$caps"
 done
 echo "capture: all captures took $(tenths $(($(date +%s%N) - t_all))) s"

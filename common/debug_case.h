@@ -8,7 +8,7 @@
  * and the case's sanitize.expect names exactly those lines (a test checks
  * that the two agree, both ways).
  *
- *   static const opt_spec case_opts[] = { ..., CASE_NO_CHECK_OPT };
+ *   static const opt_spec case_opts[] = { ..., CASE_OPTS };
  *   report_init(CASE_NAME("blurPitch"), o.json);
  *   ...
  *   if (!case_no_check) { ...compare with the CPU, rec_emit a status... }
@@ -19,6 +19,11 @@
  * the bug: there the harness must get exit status 0 from the program, so
  * that a clean report reads CLEAN and not "the program failed". The closing
  * line then says the result was not compared.
+ *
+ * A case times nothing, so --reps (the timed repetitions of every sample)
+ * means nothing to it: it is left out of --help and refused by name, exit 1
+ * ("--reps means nothing to blurPitch_buggy"), as deviceQuery refuses it.
+ * CASE_OPTS holds both entries; every case's table ends with it.
  */
 #ifndef DEBUG_CASE_H
 #define DEBUG_CASE_H
@@ -44,6 +49,9 @@ static int case_no_check = 0;
                   "run the kernels, skip the comparisons and exit 0 (sanitizer "  \
                   "runs: the tool's report is the judge)",                         \
                   &case_no_check)
+
+/* The table entries every case shares: --no-check, and no --reps. */
+#define CASE_OPTS CASE_NO_CHECK_OPT, OPT_COMMON_OMIT_SPEC("reps")
 
 /* The closing line and the exit status. */
 static inline int case_finish(const char *name)

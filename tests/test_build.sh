@@ -23,8 +23,11 @@
 #     make and make run, the samples still build and run, its tests are
 #     skipped; REQUIRE_TOOLS=1 makes the failure an error
 #   - make vscode writes valid tasks (build, debug build, run, memcheck
-#     --print-limit 20, verify, profile) for the active editor's sample and a
-#     cuda-gdb launch; make compile_commands.json records every compile
+#     --print-limit 20, verify, profile, and debug/debug-fixed, which prepare
+#     the cuda-gdb launch) for the active editor's sample and cuda-gdb
+#     launches of the program the debug task resolves: a sample's bin/<name>,
+#     a debugging case's bin/dbg/<case>_buggy (or _fixed), a unit test's
+#     program under build/tests/; make compile_commands.json records every compile
 #     (samples, the common library, the tests) without touching the build
 #   - make new-sample output builds and passes the process tests, the
 #     command-line tests (tests/test_cli.sh), its unit test and the README
@@ -217,9 +220,19 @@ if json_ok .vscode/tasks.json && json_ok .vscode/launch.json && json_ok .vscode/
 else bad "make vscode did not write four valid JSON files: $out"; fi
 labels=$(grep -o '"label": "[^"]*"' .vscode/tasks.json | tr '\n' ' ')
 acts=$(grep -oE '"args": \["[a-z-]+"' .vscode/tasks.json | grep -oE '[a-z-]+"$' | tr -d '"' | tr '\n' ' ')
-if [ "$acts" = "build build-debug run memcheck verify profile " ] && grep -q '"type": "cuda-gdb"' .vscode/launch.json \
-    && grep -q '"preLaunchTask": "sample: build debug (dbg=1)"' .vscode/launch.json && grep -q '"sample: build debug (dbg=1)"' <<<"$labels"; then ok
-else bad "tasks.json lacks build, build-debug, run, memcheck, verify, profile (has: $acts), or launch.json its cuda-gdb configuration"; fi
+if [ "$acts" = "build build-debug run memcheck verify profile debug debug-fixed " ] && grep -q '"type": "cuda-gdb"' .vscode/launch.json; then ok
+else bad "tasks.json lacks build, build-debug, run, memcheck, verify, profile, debug, debug-fixed (has: $acts), or launch.json its cuda-gdb configuration"; fi
+# every cuda-gdb launch of the active file starts the program its preLaunchTask
+# picked (build/vscode/debug_program), and that task exists
+launches=$(grep -c '"program": "${workspaceFolder}/build/vscode/debug_program"' .vscode/launch.json)
+pre_ok=1
+while read -r pre; do
+    grep -qF "\"label\": \"$pre\"" .vscode/tasks.json || pre_ok=0
+done < <(sed -n 's/.*"preLaunchTask": "\([^"]*\)".*/\1/p' .vscode/launch.json)
+if [ "$launches" -eq 2 ] && [ $pre_ok = 1 ] && ! grep -q 'fileDirnameBasename' .vscode/launch.json \
+    && grep -q '"preLaunchTask": "debug: build and pick the active file.s program"' .vscode/launch.json \
+    && grep -q '"preLaunchTask": "debug: build and pick the active case.s fixed form"' .vscode/launch.json; then ok
+else bad "launch.json: want two launches of build/vscode/debug_program, each prepared by a task of tasks.json: $(grep -E 'program|preLaunch' .vscode/launch.json)"; fi
 mkdir -p 0_Simple/zzProbeA/tests && touch 0_Simple/zzProbeA/tests/x.c
 out=$(VSCODE_TASK_DRY=1 tools/vscode_task.sh memcheck "$s/0_Simple/zzProbeA/tests/x.c" "--quick --n=5" 2>&1)
 if grep -qE 'compute-sanitizer --tool memcheck --print-limit 20 bin/zzProbeA --quick --n=5 *$' <<<"$out"; then ok
@@ -229,7 +242,41 @@ if grep -qE '^make -C 0_Simple/zzProbeB dbg=1 *$' <<<"$out"; then ok; else bad "
 out=$(VSCODE_TASK_DRY=1 tools/vscode_task.sh run README.md 2>&1); rc=$?
 if [ $rc -ne 0 ] && grep -q 'not inside a sample folder' <<<"$out"; then ok
 else bad "a task on a file outside every sample: exit $rc: $out"; fi
-rm -rf 0_Simple/zzProbeA/tests
+# the program cuda-gdb debugs: a debugging case's -G build, buggy or fixed
+# (bin/<case> does not exist: a case builds bin/<case>_buggy and _fixed), a
+# sample's program, a unit test's program
+mkdir -p 8_Debugging/zzCase && printf 'include ../../common/debug_case.mk\n' >8_Debugging/zzCase/Makefile && touch 8_Debugging/zzCase/zzCase.cu
+# dry_debug ACTION FILE: the build command and the link target, one line
+dry_debug() {
+    local o
+    o=$(VSCODE_TASK_DRY=1 tools/vscode_task.sh "$1" "$2" 2>&1) || { echo "exit $?: $o"; return; }
+    echo "$(grep -E '^make ' <<<"$o" | sed 's/ *$//') -> $(sed -nE 's|^ln -sfn ([^ ]+) build/vscode/debug_program *$|\1|p' <<<"$o")"
+}
+got=$(dry_debug debug 8_Debugging/zzCase/zzCase.cu)
+[ "$got" = "make -C 8_Debugging/zzCase dbg -> $s/bin/dbg/zzCase_buggy" ] && ok || bad "debug of a case's file: $got"
+got=$(dry_debug debug-fixed 8_Debugging/zzCase/README.md)
+[ "$got" = "make -C 8_Debugging/zzCase dbg -> $s/bin/dbg/zzCase_fixed" ] && ok || bad "debug-fixed of a case's file: $got"
+got=$(dry_debug debug 0_Simple/zzProbeB/zzProbeB.cu)
+[ "$got" = "make -C 0_Simple/zzProbeB dbg=1 -> $s/bin/zzProbeB" ] && ok || bad "debug of a sample's file: $got"
+got=$(dry_debug debug tests/test_check.c)
+[ "$got" = "make -f tests/tests.mk build/tests/common/test_check -> $s/build/tests/common/test_check" ] && ok || bad "debug of a unit test's source: $got"
+mkdir -p 0_Simple/zzProbeA/tests && touch 0_Simple/zzProbeA/tests/test_zz.c
+got=$(dry_debug debug 0_Simple/zzProbeA/tests/test_zz.c)
+[ "$got" = "make -f tests/tests.mk build/tests/0_Simple/zzProbeA/test_zz -> $s/build/tests/0_Simple/zzProbeA/test_zz" ] && ok || bad "debug of a sample's unit test: $got"
+got=$(dry_debug debug 0_Simple/zzProbeA/tests/x.c)
+[ "$got" = "make -C 0_Simple/zzProbeA dbg=1 -> $s/bin/zzProbeA" ] && ok || bad "debug of another file of a sample's tests/: $got"
+for f in 0_Simple/zzProbeB/zzProbeB.cu tests/test_check.c README.md; do
+    out=$(VSCODE_TASK_DRY=1 tools/vscode_task.sh debug-fixed "$f" 2>&1); rc=$?
+    if [ $rc -eq 1 ] && grep -qE 'no fixed form|neither inside' <<<"$out"; then ok
+    else bad "debug-fixed of $f (no debugging case): exit $rc: $out"; fi
+done
+# for real: the link points at the unit test's program, built
+cp "$root/tests/test_check.c" tests/
+out=$(tools/vscode_task.sh debug tests/test_check.c 2>&1); rc=$?
+if [ $rc -eq 0 ] && [ "$(readlink build/vscode/debug_program)" = "$s/build/tests/common/test_check" ] \
+    && [ -x build/vscode/debug_program ]; then ok
+else bad "vscode_task.sh debug tests/test_check.c: exit $rc, link $(readlink build/vscode/debug_program): $(tail -n3 <<<"$out")"; fi
+rm -rf 0_Simple/zzProbeA/tests 8_Debugging/zzCase tests/test_check.c build/vscode build/tests/common/test_check*
 
 # make compile_commands.json: every compile, recorded by bear (skipped without bear)
 if command -v bear >/dev/null; then

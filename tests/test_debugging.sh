@@ -88,8 +88,12 @@ cat >"$tmp/probe.c" <<'C'
 #include "debug_case.h"
 int main(int argc, char **argv)
 {
-    static const opt_spec opts[] = {CASE_NO_CHECK_OPT};
-    static const opts_config cfg = {CASE_NAME("probe"), "probe", opts, 1, NULL, 0};
+#ifdef PLANT_REPS_ACCEPTED
+    static const opt_spec opts[] = {CASE_NO_CHECK_OPT};   /* a table without CASE_OPTS */
+#else
+    static const opt_spec opts[] = {CASE_OPTS};
+#endif
+    static const opts_config cfg = {CASE_NAME("probe"), "probe", opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     common_opts o;
     opts_parse_or_exit(&cfg, argc, argv, &o);
     report_init(CASE_NAME("probe"), o.json);
@@ -115,6 +119,35 @@ probe_case() { local f=$1 e=$2; shift 2; local out; out=$(env $e "$tmp/probe_$f"
 [ "$(probe_case fixed X=1 --no-check --json)" = '0|{"sample":"probe_fixed","status":"PASS","checked":false}' ] && ok \
     || bad "--no-check --json: $(probe_case fixed X=1 --no-check --json)"
 "$tmp/probe_buggy" --help | grep -q -- '--no-check' && ok || bad "--help does not list --no-check"
+
+# A case times nothing: --reps is refused by name, exit 1, the FAIL line last,
+# and --help does not list it (CASE_OPTS; as deviceQuery). Every case, both
+# forms: a case whose table lacks CASE_OPTS fails here.
+# refuses_reps BIN NAME -> empty, or what is wrong
+refuses_reps() {
+    local bin=$1 name=$2 out err rc
+    out=$("$bin" --reps=3 2>"$tmp/reps_err"); rc=$?
+    err=$(cat "$tmp/reps_err")
+    if [ $rc -ne 1 ]; then echo "$name --reps=3: exit $rc, want 1"
+    elif ! grep -qF -- "--reps means nothing to $name" <<<"$err"; then echo "$name --reps=3: stderr does not say '--reps means nothing to $name': $err"
+    elif [ "$(tail -n1 <<<"$out")" != "$name: FAIL (bad argument)" ]; then echo "$name --reps=3: last line '$(tail -n1 <<<"$out")'"
+    elif "$bin" --help | grep -q -- '--reps'; then echo "$name --help lists --reps"
+    fi
+}
+problems=$(refuses_reps "$tmp/probe_buggy" probe_buggy)
+[ -z "$problems" ] && ok || bad "$problems"
+# the check can fail: a probe whose table lacks CASE_OPTS accepts --reps
+if gcc -std=c11 -Wall -Wextra -Werror -Icommon -DPLANT_REPS_ACCEPTED -o "$tmp/probe_plant" "$tmp/probe.c" common/options.c common/report.c -lm \
+    && refuses_reps "$tmp/probe_plant" probe_buggy | grep -q 'exit 0, want 1'; then ok
+else bad "refuses_reps did not notice a case that accepts --reps"; fi
+for dir in $cases; do
+    for form in buggy fixed; do
+        name=$(basename "$dir")_$form
+        [ -x "bin/$name" ] || continue   # reported above
+        problems=$(refuses_reps "bin/$name" "$name")
+        [ -z "$problems" ] && ok || bad "$problems"
+    done
+done
 
 # ---- markers: sanitize.expect and cuda-gdb scripts against the sources ---
 # check_markers DIR (a case folder): prints one line per problem.
@@ -170,6 +203,38 @@ sed -i 's/^break blurPitch.cu:\([0-9]*\)/break blurPitch.cu:1\1/' "$tmp/planted/
 if check_markers "$tmp/planted/blurPitch" | grep -q 'is not a line marked REPORTED'; then ok
 else bad "the marker check did not notice a cuda-gdb breakpoint on the wrong line"; fi
 
+# cuda-gdb commands exactly as they are typed: every cuda-gdb script of a case
+# (*.gdb) is quoted in its README as one fenced block holding its lines less
+# the comments and blank lines, so that each line can be pasted at the prompt.
+# check_gdb_quoted DIR: one line per script that its README does not quote.
+check_gdb_quoted() {
+    local d=$1 g
+    for g in "$d"/*.gdb; do
+        [ -f "$g" ] || continue
+        grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$g" >"$tmp/gdb_cmds"
+        if ! awk -v want="$tmp/gdb_cmds" '
+            BEGIN { while ((getline l < want) > 0) w = w l "\n" }
+            /^```/ { if (in_block) { if (b == w) found = 1; in_block = 0 } else { in_block = 1; b = "" } next }
+            in_block { b = b $0 "\n" }
+            END { exit !found }' "$d/README.md"; then
+            echo "$d/README.md does not quote $(basename "$g") as it is typed (one fenced block of its commands)"
+        fi
+    done
+}
+n_gdb=0
+for dir in $cases; do
+    for g in "$dir"/*.gdb; do [ -f "$g" ] && n_gdb=$((n_gdb + 1)); done
+    problems=$(check_gdb_quoted "$dir")
+    if [ -z "$problems" ]; then ok; else bad "$problems"; fi
+done
+if [ "$n_gdb" -ge 2 ]; then ok; else bad "only $n_gdb cuda-gdb scripts found in the cases"; fi
+# the check can fail: the README's quote abbreviated (five prints as one line,
+# which cuda-gdb reads as divisions)
+cp -r 8_Debugging/blurPitch "$tmp/planted/blurPitch_gdb"
+perl -0pi -e 's/print x\nprint y\nprint in_row\nprint out_row\nprint h\n/print x \/ y \/ in_row \/ out_row \/ h\n/' "$tmp/planted/blurPitch_gdb/README.md"
+if check_gdb_quoted "$tmp/planted/blurPitch_gdb" | grep -q 'does not quote stop_at_read.gdb'; then ok
+else bad "check_gdb_quoted did not notice an abbreviated quote of stop_at_read.gdb"; fi
+
 # bin/sanitize reads every sanitize.expect of 8_Debugging
 if [ -x bin/sanitize ]; then
     out=$(bin/sanitize --list --folder=8_Debugging 2>&1); rc=$?
@@ -203,6 +268,29 @@ if check_blocks "$tmp/planted/leak" | grep -q 'differ'; then ok
 else bad "check_blocks did not notice a capture without a README block"; fi
 
 if 8_Debugging/insert_reports.sh --check; then ok; else bad "a README's report blocks are out of date (run 8_Debugging/insert_reports.sh)"; fi
+
+# every captured report was made by the command its captures file names now:
+# a changed command (a new --print-limit, say) needs a new capture
+# check_reports_current DIR: one line per report whose command differs.
+check_reports_current() {
+    local d=$1 name cmd got label
+    label=$(basename "$d"); [ "$d" = 8_Debugging ] && label=workflow
+    while IFS= read -r line; do
+        [[ $line =~ ^([a-z0-9_]+):[[:space:]]+(.+)$ ]] || continue
+        name=${BASH_REMATCH[1]} cmd=${BASH_REMATCH[2]}
+        [ -f "$d/reports/$name.txt" ] || continue
+        got=$(sed -n 2p "$d/reports/$name.txt")
+        [ "$got" = "\$ $cmd" ] || echo "$d/reports/$name.txt was made by '$got', the captures file says '\$ $cmd': capture it again (8_Debugging/capture.sh $label:$name)"
+    done <"$d/captures"
+}
+for d in 8_Debugging $cases; do
+    problems=$(check_reports_current "$d")
+    if [ -z "$problems" ]; then ok; else bad "$problems"; fi
+done
+cp -r 8_Debugging/uninitGlobal "$tmp/planted/uninitGlobal_cmd"
+sed -i 's/^initcheck_buggy: compute-sanitizer --tool initcheck /initcheck_buggy: compute-sanitizer --tool initcheck --print-limit 5 /' "$tmp/planted/uninitGlobal_cmd/captures"
+if check_reports_current "$tmp/planted/uninitGlobal_cmd" | grep -q 'initcheck_buggy.txt was made by'; then ok
+else bad "check_reports_current did not notice a capture whose command changed"; fi
 
 # insert_reports.sh on a scratch folder
 s=$tmp/ins
@@ -239,6 +327,13 @@ if 8_Debugging/capture.sh --list blurPitch | grep -q '^8_Debugging/blurPitch/rep
 else bad "capture.sh --list blurPitch does not show the memcheck capture"; fi
 8_Debugging/capture.sh --list nosuchcase >/dev/null 2>&1
 if [ $? -eq 2 ]; then ok; else bad "capture.sh accepted an unknown folder"; fi
+# FOLDER:NAME[,NAME] picks captures of a folder; an unknown name is refused
+out=$(8_Debugging/capture.sh --list blurPitch:gdb_buggy,plain_fixed workflow:versions)
+if [ "$(wc -l <<<"$out")" -eq 3 ] && grep -q '^8_Debugging/blurPitch/reports/gdb_buggy.txt: ' <<<"$out" \
+    && grep -q '^8_Debugging/blurPitch/reports/plain_fixed.txt: ' <<<"$out" && grep -q '^8_Debugging/reports/versions.txt: ' <<<"$out"; then ok
+else bad "capture.sh --list blurPitch:gdb_buggy,plain_fixed workflow:versions: $out"; fi
+8_Debugging/capture.sh --list blurPitch:nosuch >/dev/null 2>&1
+if [ $? -eq 2 ]; then ok; else bad "capture.sh accepted an unknown capture name"; fi
 
 # capture.sh in a scratch tree (CAPTURE_WITHOUT_GPU=1, no build): one fake case
 s=$tmp/cap
@@ -254,6 +349,19 @@ fi
 CAPTURE_WITHOUT_GPU=1 CAPTURE_COMMIT=abc1234 "$s/8_Debugging/capture.sh" --no-build --copy-to="$s/out" >/dev/null 2>&1
 rc=$?
 r=$s/8_Debugging/fake/reports/hello.txt
+# a command's own exit status 124 (it ran `timeout` itself) is an exit
+# status; reaching CAPTURE_TIMEOUT is TIMED OUT (and capture.sh fails);
+# FOLDER:NAME runs that capture only
+printf 'own124: exit 124\nslow: sleep 30\n' >>"$s/8_Debugging/fake/captures"
+CAPTURE_WITHOUT_GPU=1 CAPTURE_COMMIT=abc1234 CAPTURE_TIMEOUT=1 "$s/8_Debugging/capture.sh" --no-build fake:own124 >/dev/null 2>&1
+rc124=$?
+if [ $rc124 -eq 0 ] && tail -n1 "$s/8_Debugging/fake/reports/own124.txt" | grep -q '^# exit status 124 (' \
+    && [ ! -e "$s/8_Debugging/fake/reports/slow.txt" ]; then ok
+else bad "capture.sh fake:own124 (exit $rc124): $(cat "$s/8_Debugging/fake/reports/own124.txt" 2>&1); slow ran: $(ls "$s/8_Debugging/fake/reports/")"; fi
+CAPTURE_WITHOUT_GPU=1 CAPTURE_COMMIT=abc1234 CAPTURE_TIMEOUT=1 "$s/8_Debugging/capture.sh" --no-build fake:slow >/dev/null 2>&1
+rcslow=$?
+if [ $rcslow -eq 1 ] && tail -n1 "$s/8_Debugging/fake/reports/slow.txt" | grep -q '^# TIMED OUT after 1 s'; then ok
+else bad "capture.sh fake:slow (exit $rcslow): $(cat "$s/8_Debugging/fake/reports/slow.txt" 2>&1)"; fi
 if [ $rc -eq 0 ] && [ -f "$r" ] && head -n1 "$r" | grep -q '^# captured .*commit abc1234$' \
     && sed -n 2p "$r" | grep -qF '$ echo hello; echo oops >&2; exit 3' \
     && grep -q '^hello$' "$r" && grep -q '^oops$' "$r" && tail -n1 "$r" | grep -q '^# exit status 3 (' \

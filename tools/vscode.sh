@@ -5,9 +5,14 @@
 # a sample added later needs nothing new here.
 #   tasks.json       build (the default build task), build debug (dbg=1), run,
 #                    memcheck (--print-limit 20), verify (four sanitizer tools),
-#                    profile (one variant); plus make, make test, make run
+#                    profile (one variant); the two that prepare a cuda-gdb
+#                    launch (debug, debug-fixed); plus make, make test, make run
 #   launch.json      cuda-gdb (NVIDIA Nsight Visual Studio Code Edition) on the
-#                    active sample, built with dbg=1 first; or a program by name
+#                    active editor's program, resolved and built for debugging
+#                    first (tools/vscode_task.sh debug): a sample's bin/<name>
+#                    (dbg=1), a debugging case's bin/dbg/<case>_buggy, a unit
+#                    test's program (build/tests/...); a case's fixed form
+#                    (bin/dbg/<case>_fixed); or a program by name
 #   settings.json    clangd reads compile_commands.json (make compile_commands.json)
 #   extensions.json  the two extensions these files use
 # .vscode/ names local paths (the toolkit's cuda-gdb) and is yours to edit, so
@@ -55,6 +60,8 @@ JSON
     task "sample: memcheck (--print-limit 20)" memcheck ', "${input:sampleArgs}"' '"test"'
     task "sample: verify (memcheck, racecheck, initcheck, synccheck)" verify "" '"test"'
     task "sample: profile one variant" profile ', "${input:variant}", "${input:note}"' '"none"'
+    task "debug: build and pick the active file's program" debug "" '"none"'
+    task "debug: build and pick the active case's fixed form" debug-fixed "" '"none"'
     cat <<'JSON'
     { "label": "suite: make", "type": "shell", "command": "make", "group": "build", "problemMatcher": ["$gcc"] },
     { "label": "suite: make test", "type": "shell", "command": "make test", "group": { "kind": "test", "isDefault": true }, "problemMatcher": [] },
@@ -75,15 +82,26 @@ cat >"$tmp/launch.json" <<JSON
   "version": "0.2.0",
   "configurations": [
     {
-      "name": "cuda-gdb: active sample (--quick, built with dbg=1)",
+      "name": "cuda-gdb: the active file's program (a sample, a debugging case's buggy form, a unit test; --quick)",
       "type": "cuda-gdb",
       "request": "launch",
-      "program": "\${workspaceFolder}/bin/\${fileDirnameBasename}",
+      "program": "\${workspaceFolder}/build/vscode/debug_program",
       "args": "--quick",
       "cwd": "\${workspaceFolder}",
       "debuggerPath": "$cuda_bin/cuda-gdb",
       "onAPIError": "stop",
-      "preLaunchTask": "sample: build debug (dbg=1)"
+      "preLaunchTask": "debug: build and pick the active file's program"
+    },
+    {
+      "name": "cuda-gdb: the active debugging case's fixed form (--quick)",
+      "type": "cuda-gdb",
+      "request": "launch",
+      "program": "\${workspaceFolder}/build/vscode/debug_program",
+      "args": "--quick",
+      "cwd": "\${workspaceFolder}",
+      "debuggerPath": "$cuda_bin/cuda-gdb",
+      "onAPIError": "stop",
+      "preLaunchTask": "debug: build and pick the active case's fixed form"
     },
     {
       "name": "cuda-gdb: a program by name (bin/NAME)",

@@ -92,7 +92,7 @@ static const opt_spec case_opts[] = {
     OPT_INT_SPEC("n", "N", "outputs (every 97th has no source)", &opt_n, 1, 1 << 24),
     OPT_FLAG_SPEC("sync-each-launch", "synchronize after every launch and check, so a fault is "
                   "reported at its launch", &opt_sync_each_launch),
-    CASE_NO_CHECK_OPT,
+    CASE_OPTS,
 };
 
 static const opts_config cfg = {

@@ -75,7 +75,7 @@ static const opt_spec case_opts[] = {
     OPT_INT_SPEC("roi-y", "Y", "first row of the region of interest", &opt_roi_y, 0, 1 << 16),
     OPT_INT_SPEC("roi-w", "W", "width of the region of interest", &opt_roi_w, 1, 1 << 16),
     OPT_INT_SPEC("roi-h", "H", "height of the region of interest", &opt_roi_h, 1, 1 << 16),
-    CASE_NO_CHECK_OPT,
+    CASE_OPTS,
 };
 
 static const opts_config cfg = {

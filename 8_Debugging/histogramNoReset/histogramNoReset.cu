@@ -84,7 +84,7 @@ static long long opt_n = 100003;
 
 static const opt_spec case_opts[] = {
     OPT_INT_SPEC("n", "BYTES", "bytes per frame", &opt_n, 1, 1LL << 30),
-    CASE_NO_CHECK_OPT,
+    CASE_OPTS,
 };
 
 static const opts_config cfg = {

@@ -68,7 +68,7 @@ static long long opt_frames = 8, opt_mib = 4;
 static const opt_spec case_opts[] = {
     OPT_INT_SPEC("frames", "F", "frames to process (one scratch buffer each)", &opt_frames, 1, 1000),
     OPT_INT_SPEC("mib", "M", "scratch buffer size in MiB", &opt_mib, 1, 256),
-    CASE_NO_CHECK_OPT,
+    CASE_OPTS,
 };
 
 static const opts_config cfg = {

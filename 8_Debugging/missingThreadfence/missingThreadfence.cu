@@ -107,7 +107,7 @@ static const opt_spec case_opts[] = {
                  &opt_launches, 1, 10000000),
     OPT_INT_SPEC("blocks", "N", "blocks per launch (0: fill the GPU once; --quick: one per SM)",
                  &opt_blocks, 0, MAX_BLOCKS),
-    CASE_NO_CHECK_OPT,
+    CASE_OPTS,
 };
 
 static const opts_config cfg = {

@@ -93,7 +93,7 @@ static long long opt_n = 1000;
 static const opt_spec case_opts[] = {
     OPT_INT_SPEC("n", "N", "elements (the last block is partial unless N is a multiple of 256)",
                  &opt_n, 1, 1 << 26),
-    CASE_NO_CHECK_OPT,
+    CASE_OPTS,
 };
 
 static const opts_config cfg = {

@@ -81,7 +81,7 @@ static long long opt_n = 4196, opt_entries = 24;
 static const opt_spec case_opts[] = {
     OPT_INT_SPEC("n", "N", "codes to map (256 per block)", &opt_n, 1, 1 << 24),
     OPT_INT_SPEC("entries", "E", "entries per table, loaded by threads 0..E-1", &opt_entries, 1, BLOCK),
-    CASE_NO_CHECK_OPT,
+    CASE_OPTS,
 };
 
 static const opts_config cfg = {

@@ -88,7 +88,7 @@ static const opt_spec case_opts[] = {
     OPT_INT_SPEC("sensors", "N", "sensors (one thread each)", &opt_sensors, 1, 1 << 20),
     OPT_INT_SPEC("chunks", "C", "chunks of readings (one launch each)", &opt_chunks, 1, 1000),
     OPT_INT_SPEC("per-chunk", "R", "readings per sensor per chunk", &opt_per_chunk, 1, 4096),
-    CASE_NO_CHECK_OPT,
+    CASE_OPTS,
 };
 
 static const opts_config cfg = {

@@ -118,7 +118,7 @@ static long long opt_n = 4097, opt_radius = 4;
 static const opt_spec case_opts[] = {
     OPT_INT_SPEC("n", "N", "elements", &opt_n, 1, 1 << 24),
     OPT_INT_SPEC("radius", "R", "window radius: 2R+1 elements per window", &opt_radius, 1, MAX_RADIUS),
-    CASE_NO_CHECK_OPT,
+    CASE_OPTS,
 };
 
 static const opts_config cfg = {

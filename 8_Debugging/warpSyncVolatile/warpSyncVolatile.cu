@@ -90,7 +90,7 @@ static long long opt_n = 65539;
 
 static const opt_spec case_opts[] = {
     OPT_INT_SPEC("n", "N", "elements (one sum per 256)", &opt_n, 1, 1 << 26),
-    CASE_NO_CHECK_OPT,
+    CASE_OPTS,
 };
 
 static const opts_config cfg = {
