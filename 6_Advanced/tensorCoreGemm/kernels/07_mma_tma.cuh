@@ -99,6 +99,7 @@ __global__ void __launch_bounds__(MM_THREADS, 2) gemm_mma_tma(const __grid_const
         if (threadIdx.x == 0 && kt + STAGES - 1 < nk) issue(kt + STAGES - 1);
         const int s = kt % STAGES;
         mbar_wait(full(s), (kt / STAGES) & 1);
+        __syncwarp(); /* ldmatrix and mma.sync are .aligned: the warp converged after its waits */
         mm_compute_stage<L>(stage(s), wm_, wn_, lane, acc);
         __syncthreads(); /* everyone is done with stage s: thread 0 may refill it */
     }
