@@ -253,9 +253,10 @@ static size_t cmp_finish(const cmp_state *st, const char *what, int N, tc_err *e
         err->rms_z = rms_z;
     }
     if (st->bad) {
-        fprintf(stderr, "  %s: %zu of %zu elements outside the bound; largest |diff|/bound %.3g "
+        fprintf(stderr, "  %s: %zu of %zu elements outside the bound%s; largest |diff|/bound %.3g "
                         "at C(%lld,%lld)",
-                what, st->bad, st->n, st->worst_ratio, st->worst_at / N, st->worst_at % N);
+                what, st->bad, st->n, st->unit > 0 ? " or the statistical limit" : "",
+                st->worst_ratio, st->worst_at / N, st->worst_at % N);
         if (st->unit > 0)
             fprintf(stderr, "; largest |diff| %.3g sqrt(K) u rms(C) (limit %g), rms %.3g",
                     st->max_z, TC_STAT_C, rms_z);
