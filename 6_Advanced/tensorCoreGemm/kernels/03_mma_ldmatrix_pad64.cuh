@@ -5,7 +5,7 @@
  * The kernel is step 2's gemm_mma_ldmatrix; only its layout type changes.
  * Why it should help: each stage costs two __syncthreads and a round trip to
  * global memory whatever its size; with twice the K per stage there are half
- * as many of them for the same work, and each warp issues 32 mma between two
+ * as many of them for the same work, and each warp runs 32 mma between two
  * barriers instead of 16.
  * Measured: not yet (a new step; see step 4 for the figure of steps 2 to 4
  * together). */
