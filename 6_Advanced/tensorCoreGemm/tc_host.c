@@ -160,6 +160,25 @@ double tc_bound_factor_vs_ref(long long K)
     return 2.0 * g / (1.0 - g);
 }
 
+double tc_stat_unit(long long K, double rms_ref)
+{
+    return sqrt((double)K) * ldexp(1.0, -24) * rms_ref;
+}
+
+double tc_rms_f64(const double *x, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++) s += x[i] * x[i];
+    return n ? sqrt(s / (double)n) : 0.0;
+}
+
+double tc_rms_f32(const float *x, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++) s += (double)x[i] * (double)x[i];
+    return n ? sqrt(s / (double)n) : 0.0;
+}
+
 int tc_pattern_decode(double v, int *r, int *c)
 {
     if (!(v >= 0 && v <= 255) || v != floor(v)) return 0;
@@ -170,25 +189,43 @@ int tc_pattern_decode(double v, int *r, int *c)
 
 /* Running state of one comparison. */
 typedef struct {
-    size_t bad;
+    size_t bad, n;
     double worst_ratio; /* largest |diff| / bound (or |diff| when exact) */
     long long worst_at;
+    double unit;        /* the statistical unit; 0: no statistical check */
+    double max_z, sum_z2;
 } cmp_state;
 
+static void cmp_init(cmp_state *st, double unit)
+{
+    memset(st, 0, sizeof *st);
+    st->unit = unit > 0 ? unit : 0.0;
+}
+
+/* One element: within bound (the worst case; 0 = exact) and, when the state
+ * has a unit, within TC_STAT_C units. */
 static void cmp_one(cmp_state *st, const char *what, long long at, int N, double got,
                     double ref, double bound, int decode)
 {
     double diff = fabs(got - ref);
-    int ok = !isnan(got) && !isnan(ref) && diff <= bound;
+    double limit = st->unit > 0 ? TC_STAT_C * st->unit : 0.0;
+    int in_bound = diff <= bound, in_limit = st->unit == 0 || diff <= limit;
+    int ok = !isnan(got) && !isnan(ref) && in_bound && in_limit;
     double ratio = bound > 0 ? diff / bound : diff;
+    st->n++;
     if (!isnan(ratio) && ratio > st->worst_ratio) {
         st->worst_ratio = ratio;
         st->worst_at = at;
     }
+    if (st->unit > 0) {
+        double z = isnan(diff) ? INFINITY : diff / st->unit;
+        if (z > st->max_z) st->max_z = z;
+        st->sum_z2 += z * z;
+    }
     if (ok) return;
     if (st->bad < TC_MAX_REPORTED) {
         int row = (int)(at / N), col = (int)(at % N);
-        char hint[96] = "";
+        char hint[96] = "", why[96];
         int er, ec, gr, gc;
         if (decode && tc_pattern_decode(ref, &er, &ec)) {
             if (tc_pattern_decode(got, &gr, &gc))
@@ -197,25 +234,42 @@ static void cmp_one(cmp_state *st, const char *what, long long at, int N, double
             else
                 snprintf(hint, sizeof hint, ": not a pattern value, wanted cell (%d,%d)", er, ec);
         }
-        fprintf(stderr, "  %s: C(%d,%d) expected %.9g, got %.9g (|diff| %.3g > bound %.3g)%s\n",
-                what, row, col, ref, got, diff, bound, hint);
+        if (!in_bound || isnan(diff))
+            snprintf(why, sizeof why, "> bound %.3g", bound);
+        else
+            snprintf(why, sizeof why, "> statistical limit %.3g = %g sqrt(K) u rms(C)", limit,
+                     TC_STAT_C);
+        fprintf(stderr, "  %s: C(%d,%d) expected %.9g, got %.9g (|diff| %.3g %s)%s\n", what, row,
+                col, ref, got, diff, why, hint);
     }
     st->bad++;
 }
 
-static size_t cmp_finish(const cmp_state *st, const char *what, size_t n, int N)
+static size_t cmp_finish(const cmp_state *st, const char *what, int N, tc_err *err)
 {
-    if (st->bad)
-        fprintf(stderr, "  %s: %zu of %zu elements outside the bound; largest |diff|/bound %.3g "
-                        "at C(%lld,%lld)\n",
-                what, st->bad, n, st->worst_ratio, st->worst_at / N, st->worst_at % N);
+    double rms_z = st->n ? sqrt(st->sum_z2 / (double)st->n) : 0.0;
+    if (err) {
+        err->max_z = st->max_z;
+        err->rms_z = rms_z;
+    }
+    if (st->bad) {
+        fprintf(stderr, "  %s: %zu of %zu elements outside the bound%s; largest |diff|/bound %.3g "
+                        "at C(%lld,%lld)",
+                what, st->bad, st->n, st->unit > 0 ? " or the statistical limit" : "",
+                st->worst_ratio, st->worst_at / N, st->worst_at % N);
+        if (st->unit > 0)
+            fprintf(stderr, "; largest |diff| %.3g sqrt(K) u rms(C) (limit %g), rms %.3g",
+                    st->max_z, TC_STAT_C, rms_z);
+        fprintf(stderr, "\n");
+    }
     return st->bad;
 }
 
-size_t tc_compare(const char *what, const float *got, int M, int N, const tc_ref *ref)
+size_t tc_compare(const char *what, const float *got, int M, int N, const tc_ref *ref,
+                  tc_err *err)
 {
     cmp_state st;
-    memset(&st, 0, sizeof st);
+    cmp_init(&st, ref->stat_unit);
     size_t n = (size_t)M * N;
     int exact = !ref->s64 && !ref->s32;
     for (size_t i = 0; i < n; i++) {
@@ -224,33 +278,47 @@ size_t tc_compare(const char *what, const float *got, int M, int N, const tc_ref
         if (!exact) bound = ref->factor * (ref->s64 ? ref->s64[i] : (double)ref->s32[i]);
         cmp_one(&st, what, (long long)i, N, (double)got[i], r, bound, ref->decode_pattern);
     }
-    return cmp_finish(&st, what, n, N);
+    return cmp_finish(&st, what, N, err);
+}
+
+/* Sample s of an M x N result: the four corners first, then random (i, j). */
+static long long sample_at(int s, int M, int N, uint64_t seed)
+{
+    int i, j;
+    if (s < 4) { /* the corners: first and last row and column */
+        i = (s & 1) ? M - 1 : 0;
+        j = (s & 2) ? N - 1 : 0;
+    } else {
+        uint64_t h = rng_hash(seed, 77, (uint64_t)s);
+        i = (int)((h >> 32) % (uint64_t)M);
+        j = (int)((h & 0xFFFFFFFFu) % (uint64_t)N);
+    }
+    return (long long)i * N + j;
 }
 
 size_t tc_check_samples(const char *what, const float *got, int M, int N, int K,
                         const uint16_t *A, const uint16_t *B, int nsamples, uint64_t seed,
                         int exact)
 {
+    double *ref = (double *)malloc((size_t)(nsamples > 0 ? nsamples : 1) * 2 * sizeof(double));
+    if (!ref) {
+        fprintf(stderr, "  %s: no memory for %d samples\n", what, nsamples);
+        return (size_t)(nsamples > 0 ? nsamples : 1);
+    }
+    double *sabs = ref + (nsamples > 0 ? nsamples : 1);
+    for (int s = 0; s < nsamples; s++) {
+        long long at = sample_at(s, M, N, seed);
+        ref[s] = tc_dot_ref((int)(at / N), (int)(at % N), N, K, A, B, &sabs[s]);
+    }
     cmp_state st;
-    memset(&st, 0, sizeof st);
+    cmp_init(&st, exact ? 0.0 : tc_stat_unit(K, tc_rms_f64(ref, (size_t)nsamples)));
     double factor = tc_bound_factor(K);
     for (int s = 0; s < nsamples; s++) {
-        int i, j;
-        if (s < 4) { /* the corners: first and last row and column */
-            i = (s & 1) ? M - 1 : 0;
-            j = (s & 2) ? N - 1 : 0;
-        } else {
-            uint64_t h = rng_hash(seed, 77, (uint64_t)s);
-            i = (int)((h >> 32) % (uint64_t)M);
-            j = (int)((h & 0xFFFFFFFFu) % (uint64_t)N);
-        }
-        double sabs;
-        double r = tc_dot_ref(i, j, N, K, A, B, &sabs);
-        double bound = exact ? 0.0 : factor * sabs;
-        long long at = (long long)i * N + j;
-        cmp_one(&st, what, at, N, (double)got[at], r, bound, 0);
+        long long at = sample_at(s, M, N, seed);
+        cmp_one(&st, what, at, N, (double)got[at], ref[s], exact ? 0.0 : factor * sabs[s], 0);
     }
-    return cmp_finish(&st, what, (size_t)nsamples, N);
+    free(ref);
+    return cmp_finish(&st, what, N, NULL);
 }
 
 int tc_tmap_rowmajor(long long rows, long long cols, int box_rows, int box_cols,

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <cmocka.h>
 
+#include "rng.h"
 #include "tc_host.h"
 #include "tc_layout.h"
 
@@ -279,27 +280,27 @@ static void compare_counts_mismatches(void **state)
         s[i] = 100.0;
         got[i] = (float)ref[i];
     }
-    tc_ref exact = {ref, NULL, NULL, NULL, 0.0, 0};
-    assert_int_equal(tc_compare("t", got, M, N, &exact), 0);
+    tc_ref exact = {ref, NULL, NULL, NULL, 0.0, 0, 0.0};
+    assert_int_equal(tc_compare("t", got, M, N, &exact, NULL), 0);
     got[12] += 1.0f;
-    assert_int_equal(tc_compare("t", got, M, N, &exact), 1);
+    assert_int_equal(tc_compare("t", got, M, N, &exact, NULL), 1);
     got[30] = NAN;
-    assert_int_equal(tc_compare("t", got, M, N, &exact), 2);
+    assert_int_equal(tc_compare("t", got, M, N, &exact, NULL), 2);
     /* with a bound of 0.02 * 100 = 2 the +1 passes, NaN does not */
-    tc_ref bound = {ref, NULL, s, NULL, 0.02, 0};
-    assert_int_equal(tc_compare("t", got, M, N, &bound), 1);
+    tc_ref bound = {ref, NULL, s, NULL, 0.02, 0, 0.0};
+    assert_int_equal(tc_compare("t", got, M, N, &bound, NULL), 1);
     got[30] = (float)ref[30] + 2.5f;
-    assert_int_equal(tc_compare("t", got, M, N, &bound), 1);
+    assert_int_equal(tc_compare("t", got, M, N, &bound, NULL), 1);
     /* against a float reference and a float S */
     float ref32[M * N], s32[M * N];
     for (int i = 0; i < M * N; i++) {
         ref32[i] = (float)ref[i];
         s32[i] = 100.0f;
     }
-    tc_ref r32 = {NULL, ref32, NULL, s32, 0.02, 0};
-    assert_int_equal(tc_compare("t", got, M, N, &r32), 1);
-    tc_ref r32x = {NULL, ref32, NULL, NULL, 0.0, 1};
-    assert_int_equal(tc_compare("t", got, M, N, &r32x), 2);
+    tc_ref r32 = {NULL, ref32, NULL, s32, 0.02, 0, 0.0};
+    assert_int_equal(tc_compare("t", got, M, N, &r32, NULL), 1);
+    tc_ref r32x = {NULL, ref32, NULL, NULL, 0.0, 1, 0.0};
+    assert_int_equal(tc_compare("t", got, M, N, &r32x, NULL), 2);
 }
 
 static void one_dropped_product_breaks_the_bound(void **state)
@@ -313,13 +314,189 @@ static void one_dropped_product_breaks_the_bound(void **state)
     tc_fill(B, K, N, TC_DATA_REAL, 3, 2);
     tc_gemm_ref(M, N, K, A, B, C, S);
     for (int i = 0; i < M * N; i++) got[i] = (float)C[i];
-    tc_ref ref = {C, NULL, S, NULL, tc_bound_factor(K), 0};
-    assert_int_equal(tc_compare("t", got, M, N, &ref), 0);
+    tc_ref ref = {C, NULL, S, NULL, tc_bound_factor(K), 0, 0.0};
+    assert_int_equal(tc_compare("t", got, M, N, &ref, NULL), 0);
     /* element (4, 6) without its last product (a K tail lost) */
     double last = (double)tc_bf16_to_f32(A[4 * K + K - 1]) * tc_bf16_to_f32(B[(K - 1) * N + 6]);
     assert_true(fabs(last) > tc_bound_factor(K) * S[4 * N + 6]);
     got[4 * N + 6] = (float)(C[4 * N + 6] - last);
-    assert_int_equal(tc_compare("t", got, M, N, &ref), 1);
+    assert_int_equal(tc_compare("t", got, M, N, &ref, NULL), 1);
+}
+
+/* ---- the statistical check ---------------------------------------------------- */
+
+/* float + double rounded toward zero (a truncating adder; blocks of exact
+ * products are added as one double) */
+static float add_rz_d(float s, double p)
+{
+    double t = (double)s + p;
+    float f = (float)t;
+    if (fabs((double)f) > fabs(t)) f = nextafterf(f, 0.0f);
+    return f;
+}
+
+/* acc = sum of blocks of b exact products, each block added to the FP32
+ * accumulator in one rounding, to nearest (rz = 0) or toward zero */
+static float sum_blocked(const float *p, int K, int b, int rz)
+{
+    float acc = 0;
+    for (int k0 = 0; k0 < K; k0 += b) {
+        double part = 0;
+        for (int k = k0; k < K && k < k0 + b; k++) part += p[k];
+        acc = rz ? add_rz_d(acc, part) : (float)((double)acc + part);
+    }
+    return acc;
+}
+
+enum { ST_K = 8192, ST_ROWS = 256, ST_ORDERS = 9 };
+static const char *const st_order_names[ST_ORDERS] = {
+    "forward", "reverse", "pairwise", "blocks of 16", "toward zero, one at a time",
+    "toward zero, blocks of 4", "toward zero, blocks of 8", "toward zero, blocks of 16",
+    "blocks of 8 into 4 partial sums"};
+
+/* ST_ROWS dot products of length ST_K on the timed data's kind of inputs:
+ * their products (exact in FP32), exact values and S. */
+typedef struct {
+    uint16_t *A, *B;
+    float *prod; /* ST_ROWS x ST_K */
+    double exact[ST_ROWS], S[ST_ROWS];
+} st_data;
+
+static void st_make(st_data *d)
+{
+    d->A = malloc((size_t)ST_ROWS * ST_K * 2);
+    d->B = malloc((size_t)ST_K * 2);
+    d->prod = malloc((size_t)ST_ROWS * ST_K * sizeof(float));
+    assert_non_null(d->A);
+    assert_non_null(d->B);
+    assert_non_null(d->prod);
+    tc_fill(d->A, ST_ROWS, ST_K, TC_DATA_REAL, 21, 1);
+    tc_fill(d->B, ST_K, 1, TC_DATA_REAL, 21, 2);
+    for (int i = 0; i < ST_ROWS; i++) {
+        d->exact[i] = tc_dot_ref(i, 0, 1, ST_K, d->A, d->B, &d->S[i]);
+        for (int k = 0; k < ST_K; k++)
+            d->prod[(size_t)i * ST_K + k] =
+                tc_bf16_to_f32(d->A[(size_t)i * ST_K + k]) * tc_bf16_to_f32(d->B[k]);
+    }
+}
+
+static void st_free(st_data *d)
+{
+    free(d->A);
+    free(d->B);
+    free(d->prod);
+}
+
+static float st_sum(const float *p, int order)
+{
+    float s = 0;
+    switch (order) {
+    case 0: for (int k = 0; k < ST_K; k++) s += p[k]; break;
+    case 1: for (int k = ST_K - 1; k >= 0; k--) s += p[k]; break;
+    case 2: s = sum_pairwise(p, ST_K); break;
+    case 3: s = sum_blocked(p, ST_K, 16, 0); break;
+    case 4: for (int k = 0; k < ST_K; k++) s = add_rz_d(s, p[k]); break;
+    case 5: s = sum_blocked(p, ST_K, 4, 1); break;
+    case 6: s = sum_blocked(p, ST_K, 8, 1); break;
+    case 7: s = sum_blocked(p, ST_K, 16, 1); break;
+    case 8: { /* four accumulators, each fed blocks of 8, added at the end */
+        float part[4] = {0, 0, 0, 0};
+        for (int k0 = 0; k0 < ST_K; k0 += 8) part[(k0 / 8) % 4] += sum_blocked(p + k0, 8, 8, 0);
+        s = (part[0] + part[1]) + (part[2] + part[3]);
+        break;
+    }
+    }
+    return s;
+}
+
+/* Honest FP32 sums in any order pass the statistical check, against the
+ * exact values and against each other (the sample compares with cuBLAS). */
+static void statistical_check_passes_honest_sums_in_any_order(void **state)
+{
+    (void)state;
+    st_data d;
+    st_make(&d);
+    float got[ST_ORDERS][ST_ROWS];
+    for (int o = 0; o < ST_ORDERS; o++)
+        for (int i = 0; i < ST_ROWS; i++) got[o][i] = st_sum(d.prod + (size_t)i * ST_K, o);
+    const double unit = tc_stat_unit(ST_K, tc_rms_f64(d.exact, ST_ROWS));
+    /* the unit is what the header says: about 1.6e-4 at K = 8192, |C| about 30 */
+    assert_true(unit > 1.4e-4 && unit < 1.9e-4);
+    tc_ref exact = {d.exact, NULL, d.S, NULL, tc_bound_factor(ST_K), 0, unit};
+    double worst_blocked = 0, worst_rz1 = 0, worst_rn = 0;
+    for (int o = 0; o < ST_ORDERS; o++) {
+        tc_err e;
+        assert_int_equal(tc_compare(st_order_names[o], got[o], ST_ROWS, 1, &exact, &e), 0);
+        assert_true(e.max_z > 0); /* the sums do round: the test is not vacuous */
+        if (o == 4) worst_rz1 = e.max_z;
+        else if (o >= 5) worst_blocked = fmax(worst_blocked, e.max_z);
+        else worst_rn = fmax(worst_rn, e.max_z);
+        print_message("  %-30s max %.2f, rms %.2f units\n", st_order_names[o], e.max_z, e.rms_z);
+    }
+    /* the figures tc_host.h quotes */
+    assert_true(worst_rn < 1);
+    assert_true(worst_blocked < 15);
+    assert_true(worst_rz1 < 23);
+    /* one honest order against another, as a variant against cuBLAS */
+    for (int o = 0; o < ST_ORDERS; o++)
+        for (int r = 0; r < ST_ORDERS; r++) {
+            float S32[ST_ROWS];
+            for (int i = 0; i < ST_ROWS; i++) S32[i] = (float)d.S[i];
+            tc_ref vs = {NULL, got[r], NULL, S32, tc_bound_factor_vs_ref(ST_K), 0,
+                         tc_stat_unit(ST_K, tc_rms_f32(got[r], ST_ROWS))};
+            assert_int_equal(tc_compare("order vs order", got[o], ST_ROWS, 1, &vs, NULL), 0);
+        }
+    st_free(&d);
+}
+
+/* One product lost or doubled in each dot product at K = 8192: the worst-case
+ * bound passes every one of them (that is why the statistical check exists),
+ * the statistical check fails every one whose product is above its limit,
+ * which is nearly all of them. */
+static void statistical_check_catches_one_lost_or_doubled_product(void **state)
+{
+    (void)state;
+    st_data d;
+    st_make(&d);
+    const double unit = tc_stat_unit(ST_K, tc_rms_f64(d.exact, ST_ROWS));
+    const double limit = TC_STAT_C * unit;
+    tc_ref bound_only = {d.exact, NULL, d.S, NULL, tc_bound_factor(ST_K), 0, 0.0};
+    tc_ref both = bound_only;
+    both.stat_unit = unit;
+    static const int orders[3] = {0, 4, 7}; /* forward, toward zero one at a time and in blocks */
+    for (int sign = -1; sign <= 1; sign += 2) { /* -1: lost, +1: doubled */
+        for (int oi = 0; oi < 3; oi++) {
+            const int o = orders[oi];
+            float got[ST_ROWS], got_big[ST_ROWS];
+            double exact_big[ST_ROWS], S_big[ST_ROWS];
+            int big = 0;
+            for (int i = 0; i < ST_ROWS; i++) {
+                const float *p = d.prod + (size_t)i * ST_K;
+                const int k = (int)(rng_u32(5, 9, (uint64_t)i) % ST_K); /* a different k in each */
+                got[i] = (float)((double)st_sum(p, o) + sign * (double)p[k]);
+                /* above 1.25 x the limit, the honest error (below 23 units, less
+                 * than a fifth of the limit) cannot hide the product */
+                if (fabs((double)p[k]) > 1.25 * limit) {
+                    got_big[big] = got[i];
+                    exact_big[big] = d.exact[i];
+                    S_big[big] = d.S[i];
+                    big++;
+                }
+            }
+            assert_int_equal(tc_compare("bound alone", got, ST_ROWS, 1, &bound_only, NULL), 0);
+            size_t caught = tc_compare("lost or doubled", got, ST_ROWS, 1, &both, NULL);
+            tc_ref rb = both;
+            rb.ref64 = exact_big;
+            rb.s64 = S_big;
+            assert_int_equal(tc_compare("the larger products", got_big, big, 1, &rb, NULL), big);
+            assert_true(caught >= (size_t)ST_ROWS * 8 / 10); /* most products are above the limit */
+            print_message("  %s product, %s: %zu of %d dot products fail (%d products above "
+                          "1.25 x the limit %.3g)\n",
+                          sign < 0 ? "lost" : "doubled", st_order_names[o], caught, ST_ROWS, big,
+                          limit);
+        }
+    }
+    st_free(&d);
 }
 
 static void samples_see_corners_and_random_elements(void **state)
@@ -582,6 +759,8 @@ int main(void)
         cmocka_unit_test(bound_factor_scales_with_k),
         cmocka_unit_test(compare_counts_mismatches),
         cmocka_unit_test(one_dropped_product_breaks_the_bound),
+        cmocka_unit_test(statistical_check_passes_honest_sums_in_any_order),
+        cmocka_unit_test(statistical_check_catches_one_lost_or_doubled_product),
         cmocka_unit_test(samples_see_corners_and_random_elements),
         cmocka_unit_test(tensor_map_parameters),
         cmocka_unit_test(swizzle_is_a_conflict_free_bijection),

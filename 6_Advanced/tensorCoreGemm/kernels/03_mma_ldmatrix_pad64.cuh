@@ -1,0 +1,12 @@
+/* Step 3: mma_ldmatrix_pad64 -- twice as much K per stage.
+ *
+ * The one change from step 2 (mma_ldmatrix_pad32): BK = 64 instead of 32, so
+ * a stage holds 128 x 64 of A and 64 x 128 of B (35 KiB with the padding).
+ * The kernel is step 2's gemm_mma_ldmatrix; only its layout type changes.
+ * Why it should help: each stage costs two __syncthreads and a round trip to
+ * global memory whatever its size; with twice the K per stage there are half
+ * as many of them for the same work, and each warp runs 32 mma between two
+ * barriers instead of 16.
+ * Measured: not yet (a new step; see step 4 for the figure of steps 2 to 4
+ * together). */
+typedef mm_padded<64> mma_ldmatrix_pad64_layout;
