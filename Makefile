@@ -40,6 +40,9 @@
 #   sh 3_Imaging/histogram/tests/cpu_sim/run.sh      every histogram variant (3 min)
 #   sh 3_Imaging/blur/tests/cpu_sim/run.sh           every blur variant, radius 1, 2
 #                       and 8, on the --quick geometries
+#   sh 6_Advanced/tensorCoreGemm/tests/cpu_sim/run.sh   not the kernels (they need
+#                       the tensor cores): the layout functions its exercises
+#                       change (swizzle, tile order, wgmma descriptor)
 #
 # Samples are discovered: any folder N_Group/name/ (N = 0..8) with a Makefile,
 # except the 8_Debugging case studies (below).

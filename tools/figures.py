@@ -16,6 +16,7 @@ the repository and changes by review like code.
   privatized_histogram.svg   per-block copies in shared memory, merged once
   pitch_roi.svg              width, pitch and a region of interest (blur)
   graph_replay.svg           stream launches against one graph launch (cudaGraphs)
+  tc_datapath.svg            global -> shared -> registers -> tensor cores, by step (tensorCoreGemm)
 The output is deterministic (no dates, fixed number formatting), so --check
 compares bytes. Diagrams only: no measured figure is drawn here (those come
 from results/ through tools/charts.py).
@@ -440,6 +441,73 @@ def graph_replay():
     return s
 
 
+# ---- the tensor-core data path (tensorCoreGemm) ------------------------------
+
+def tc_datapath():
+    """Global memory -> shared memory -> registers -> tensor cores, for the
+    four groups of tensorCoreGemm's steps, and what each one removes."""
+    s = Svg(1040, 560, "tensorCoreGemm: the data path from global memory to the tensor cores, step by step")
+    s.text(20, 28, "Feeding the tensor cores: global memory -> shared memory -> (registers) -> tensor cores",
+           size=16, weight="bold")
+    s.text(20, 48, "Each row is a group of steps; an arrow is one hop of A and B, labelled with the "
+           "instruction that makes it and who issues it.", size=12, fill=MUTED)
+    # the columns: where the operands are
+    cols = [("global memory", "A, B in BF16 (via L2)", GLOBAL, GLOBAL_EDGE),
+            ("registers", "a thread's 16-byte chunk", THREAD, THREAD_EDGE),
+            ("shared memory", "a ring of stages", SHARED, SHARED_EDGE),
+            ("registers", "fragments of A and B", THREAD, THREAD_EDGE),
+            ("tensor cores", "FP32 sums in registers", CPU, CPU_EDGE)]
+    xs = [150, 327, 504, 681, 858]
+    w = 160
+    for (name, sub, fill, edge), x in zip(cols, xs):
+        s.rect(x, 66, w, 44, fill=fill, stroke=edge, rx=5)
+        s.text(x + w / 2, 85, name, size=13, anchor="middle", weight="bold")
+        s.text(x + w / 2, 101, sub, size=10, anchor="middle", fill=MUTED)
+        s.line(x + w / 2, 112, x + w / 2, 512, stroke=edge, sw=0.8, dash="3 4")
+
+    def hop(row_y, c1, c2, label, subs=(), color=INK):
+        x1, x2 = xs[c1] + w / 2 + 6, xs[c2] + w / 2 - 6
+        s.line(x1, row_y, x2, row_y, stroke=color, sw=2, arrow=True)
+        s.text((x1 + x2) / 2, row_y - 7, label, size=11, anchor="middle", mono=True, fill=color)
+        for k, sub in enumerate(subs):
+            s.text((x1 + x2) / 2, row_y + 15 + 14 * k, sub, size=10, anchor="middle", fill=MUTED)
+
+    rows = [(150, "steps 1-4", "wmma,", "mma_ldmatrix*"),
+            (245, "steps 5-6", "mma_cpasync*", ""),
+            (340, "step 7", "mma_tma", ""),
+            (435, "steps 8-16", "wgmma_tma*,", "wgmma_ws_*")]
+    for y, steps, n1, n2 in rows:
+        s.rect(12, y - 30, 1016, 84, fill="none", stroke=MUTED, sw=0.6, rx=6, dash="2 3")
+        s.text(22, y - 10, steps, size=12, weight="bold")
+        s.text(22, y + 6, n1, size=10, fill=MUTED, mono=True)
+        s.text(22, y + 20, n2, size=10, fill=MUTED, mono=True)
+    # steps 1-4: through registers both ways, one barrier per step
+    hop(150, 0, 1, "ld.global.v4", ("every thread,", "its own addresses"))
+    hop(150, 1, 2, "st.shared", ("then __syncthreads",))
+    hop(150, 2, 3, "ldmatrix", ("padded, then", "swizzled rows"))
+    hop(150, 3, 4, "mma.sync", ("m16n8k16,", "one warp"))
+    # steps 5-6: cp.async skips the registers, the ring overlaps loads and math
+    hop(245, 0, 2, "cp.async (16 bytes)", ("every thread, no register hop;", "2 or 3 stages in flight"))
+    hop(245, 2, 3, "ldmatrix")
+    hop(245, 3, 4, "mma.sync")
+    # step 7: TMA
+    hop(340, 0, 2, "cp.async.bulk.tensor (TMA)", ("one thread, a whole box; swizzle and", "bounds in hardware; bytes on an mbarrier"),
+        color=THREAD_EDGE)
+    hop(340, 2, 3, "ldmatrix")
+    hop(340, 3, 4, "mma.sync")
+    # steps 8-16: TMA and wgmma
+    hop(435, 0, 2, "TMA", ("a producer warpgroup from step 12;", "full/empty mbarriers from step 11"),
+        color=THREAD_EDGE)
+    hop(435, 2, 4, "wgmma.mma_async (m64nNk16)", ("a warpgroup; A and B read from shared memory by descriptor:",
+                                                  "no ldmatrix, no operand registers; the next group queued"),
+        color=THREAD_EDGE)
+    s.text(20, 530, "What each group removes: cp.async, the register hop and the wait for each load; TMA, "
+           "the per-thread copies and their addresses; wgmma, the fragment loads", size=11)
+    s.text(20, 546, "and mma.sync's rate; mbarriers and a producer warpgroup, the block-wide barrier; "
+           "setmaxnreg, the producer's unused registers (for 64 x 256 per consumer).", size=11)
+    return s
+
+
 FIGURES = [
     ("thread_indexing.svg", thread_indexing),
     ("smem_tiling.svg", smem_tiling),
@@ -447,6 +515,7 @@ FIGURES = [
     ("privatized_histogram.svg", privatized_histogram),
     ("pitch_roi.svg", pitch_roi),
     ("graph_replay.svg", graph_replay),
+    ("tc_datapath.svg", tc_datapath),
 ]
 
 
