@@ -50,9 +50,9 @@ bin/kgate --json "$tmp/sep.json" --static-only "$corpus/relu_basic.cu" > /dev/nu
     || bad "--json FILE (a separate value) was not taken"
 # every option the parser knows is in --help
 bin/kgate --help > "$tmp/help" 2>&1
-opts=$(sed -n '/static const char \*flags\[\] = {/,/};/p;/static const char \*valued\[\] = {/,/};/p' $here/main.c \
+opts=$(sed -n '/static const char \*flags\[\] = {/,/};/p;/static const char \*valued\[\] = {/,/};/p' $here/cli.c \
        | grep -o '"[a-z-]*"' | tr -d '"')
-[ "$(echo "$opts" | wc -w)" -ge 25 ] && ok || bad "could not read the option lists from main.c"
+[ "$(echo "$opts" | wc -w)" -ge 25 ] && ok || bad "could not read the option lists from cli.c"
 for o in $opts; do
     grep -q -- "--$o" "$tmp/help" && ok || bad "--$o is not in --help"
 done
