@@ -84,7 +84,7 @@ static void profile_candidate(kg_gate *g, kg_job *j, int task, int d, kg_ncu *ou
     const char *argv[40];
     int a = kg_ncu_argv(g->ncu, "kgate_cand/", argv, 30);
     char prog[PATH_MAX + 32], dv[32], so[PATH_MAX + 64], ex[48], sd[48];
-    snprintf(prog, sizeof prog, "%s/kgate-harness", g->bindir);
+    snprintf(prog, sizeof prog, "%s/kgate-harness", g->libexec);
     snprintf(dv, sizeof dv, "--device=%d", g->dev[d].index);
     int ai = arch_of_device(g, d);
     snprintf(so, sizeof so, "--so=%s/%s", g->sb->enabled ? "/scratch" : j->dir,

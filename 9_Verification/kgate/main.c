@@ -19,8 +19,9 @@
  * SKIPPED for what this machine cannot judge. Every candidate also gets a
  * machine-readable feedback record for the generator (--feedback).
  *
- * Build:  make -C 9_Verification/kgate        (bin/kgate, bin/kgate-sandbox, bin/kgate-scan,
- *                                              bin/kgate-harness, bin/kgate-torch-build.py)
+ * Build:  make -C 9_Verification/kgate        (bin/kgate; its helpers kgate-sandbox, kgate-scan,
+ *                                              kgate-harness and kgate-torch-build.py go to
+ *                                              build/libexec/kgate, not to bin/: no user runs them)
  * Run:    bin/kgate 9_Verification/kgate/corpus                 full gate, labels.tsv found
  *         bin/kgate --static-only 9_Verification/kgate/corpus   no GPU needed
  *         bin/kgate --compile-only ...    static track and the compiler (no GPU)
@@ -33,7 +34,7 @@
  * harnesses; its verdict), explain.c (the L4 explanations under ncu), and
  * this file: the devices, the set-up and the loop. The sandbox is
  * sandbox.c, the judge judge.cu and judge_host.c, the static track
- * static_scan.c (in bin/kgate-scan), the reports kg_report.c.
+ * static_scan.c (in the helper kgate-scan), the reports kg_report.c.
  * Exit: 0 when every candidate is accepted (or, with labels, the gate met
  * its targets), 1 otherwise, on a bad argument, a labels problem or without
  * a working sandbox (unless --no-sandbox), 2 when the full gate has no CUDA
@@ -71,6 +72,10 @@
 #include "explain.h"
 #include "pipeline.h"
 #include "setup.h"
+
+#ifndef KGATE_LIBEXEC_REL
+#define KGATE_LIBEXEC_REL "../build/libexec/kgate"
+#endif
 
 /* the device probe lives in judge.cu */
 void kg_probe_main(int device, int fd);
@@ -205,9 +210,21 @@ int main(int argc, char **argv)
     if (sl <= 0) { fprintf(stderr, "kgate: error: cannot find my own binary\n"); return 1; }
     self[sl] = 0;
     snprintf(g.bindir, sizeof g.bindir, "%.*s", (int)(strrchr(self, '/') - self), self);
+    /* the helpers are not commands of their own: build/libexec/kgate (the
+     * Makefile passes where it lies from bin/) */
+    {
+        char lx[PATH_MAX + 64];
+        snprintf(lx, sizeof lx, "%.3000s/%s", g.bindir, KGATE_LIBEXEC_REL);
+        if (real_path_into(lx, g.libexec, sizeof g.libexec) != 0) {
+            fprintf(stderr, "kgate: error: its helper programs are missing (%s): build with "
+                            "make -C 9_Verification/kgate\n", lx);
+            printf("kgate: FAIL (helper programs missing)\n");
+            return 1;
+        }
+    }
     resolve_nvcc(o.nvcc, g.nvcc, sizeof g.nvcc);
     char err[600];
-    if (kg_sandbox_setup(&sb, g.bindir, o.no_sandbox, err, sizeof err) != 0) {
+    if (kg_sandbox_setup(&sb, g.libexec, o.no_sandbox, err, sizeof err) != 0) {
         fprintf(stderr, "kgate: error: no sandbox: %s\n", err);
         printf("kgate: FAIL (no sandbox: %s; --no-sandbox runs without one, UNSAFE)\n", err);
         return 1;

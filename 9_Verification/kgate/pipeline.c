@@ -63,7 +63,7 @@ int spawn_compile(kg_gate *g, kg_job *j, kg_cand *c)
     if (j->is_torch) {
         /* PyTorch's load_inline, driven by the gate's script in the compile sandbox */
         static char script[PATH_MAX + 32];
-        snprintf(script, sizeof script, "%s/kgate-torch-build.py", g->bindir);
+        snprintf(script, sizeof script, "%s/kgate-torch-build.py", g->libexec);
         snprintf(out, sizeof out, "%s/build", d);
         snprintf(archflag, sizeof archflag, "--arch=%s", g->arch_list);
         int a = 0;
@@ -126,7 +126,7 @@ int spawn_harness(kg_gate *g, kg_job *j, int d, const char *so_path, const char 
         return -1;
     }
     char prog[PATH_MAX + 32], dev[32], so[PATH_MAX + 64], pre[PATH_MAX + 48];
-    snprintf(prog, sizeof prog, "%s/kgate-harness", g->bindir);
+    snprintf(prog, sizeof prog, "%s/kgate-harness", g->libexec);
     snprintf(dev, sizeof dev, "--device=%d", g->dev[d].index);
     snprintf(so, sizeof so, "--so=%s/%s", g->sb->enabled ? "/scratch" : j->dir, so_path);
     snprintf(pre, sizeof pre, "--preload=%s", preload ? preload : "");
@@ -202,7 +202,7 @@ int spawn_scan(kg_gate *g, kg_job *j, kg_cand *c)
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) return -1;
     char prog[PATH_MAX + 16], src[PATH_MAX + 16], pol[48], sig[400], ent[96];
-    snprintf(prog, sizeof prog, "%s/kgate-scan", g->bindir);
+    snprintf(prog, sizeof prog, "%s/kgate-scan", g->libexec);
     snprintf(src, sizeof src, "%s/cand.src", g->sb->enabled ? "/scratch" : j->dir);
     snprintf(pol, sizeof pol, "--policy=%s", kg_policy_name(g->o->policy));
     snprintf(sig, sizeof sig, "--signature=%s", j->task ? j->task->signature : "");

@@ -64,6 +64,7 @@ typedef struct {
     kg_opts *o;
     kg_sandbox *sb;
     char bindir[PATH_MAX], nvcc[PATH_MAX], cuda_home[PATH_MAX];
+    char libexec[PATH_MAX];          /* the helpers: kgate-sandbox, kgate-scan, kgate-harness, ... */
     int n_arch;
     char arch[MAX_ARCH][8];          /* the architectures compiled for */
     char arch_list[64];              /* "90,100" */

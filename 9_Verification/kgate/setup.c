@@ -159,7 +159,7 @@ int run_capture(const char *const *argv, double timeout_s, char *out, size_t len
 void torch_probe(kg_gate *g)
 {
     char script[PATH_MAX + 32];
-    snprintf(script, sizeof script, "%s/kgate-torch-build.py", g->bindir);
+    snprintf(script, sizeof script, "%s/kgate-torch-build.py", g->libexec);
     const char *argv[] = {g->o->python, script, "--probe", NULL};
     static char out[16384];
     int rc = run_capture(argv, 120, out, sizeof out);

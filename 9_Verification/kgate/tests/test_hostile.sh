@@ -30,7 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ ! -x bin/kgate ] || [ ! -x bin/kgate-sandbox ]; then
+if [ ! -x bin/kgate ] || [ ! -x build/libexec/kgate/kgate-sandbox ]; then
     bad "bin/kgate not built (make -C $here)"; echo "$passed passed, $failed failed"; exit 1
 fi
 
