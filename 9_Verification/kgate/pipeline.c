@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -116,11 +117,14 @@ int spawn_compile(kg_gate *g, kg_job *j, kg_cand *c)
  * the sandbox; preload: a library to load at start (the self-test). */
 int spawn_harness(kg_gate *g, kg_job *j, int d, const char *so_path, const char *preload)
 {
+    /* commands go on a socket (the judge passes its GPU buffers' descriptor
+     * with MAP), replies on a pipe; the small-shape memory is sealed against
+     * resizing (proto.h) */
     int cmd[2], rep[2];
-    if (pipe2(cmd, O_CLOEXEC) != 0) return -1;
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cmd) != 0) return -1;
     if (pipe2(rep, O_CLOEXEC) != 0) { close(cmd[0]); close(cmd[1]); return -1; }
-    int shm = memfd_create("kgate-shm", MFD_CLOEXEC);
-    if (shm < 0 || ftruncate(shm, (off_t)kg_shm_bytes(j->task)) != 0) {
+    int shm = kg_shm_create(j->task);
+    if (shm < 0) {
         close(cmd[0]); close(cmd[1]); close(rep[0]); close(rep[1]);
         if (shm >= 0) close(shm);
         return -1;
@@ -584,6 +588,7 @@ static void run_on_device(kg_gate *g, kg_job *j, kg_cand *c, int d, int task_ind
         q.no_timing = g->o->no_timing;
         q.dry = g->o->mode == MODE_DRY;
         q.timeout_s = g->o->timeout;
+        q.torch = j->is_torch;
         rc = kg_judge_session(jp, &q, j->cmd_w[d], j->rep_r[d], j->shm_fd[d], &m);
         /* the judge holds its own copies: without ours the harness sees EOF when the judge is done */
         close_fd(&j->cmd_w[d]);

@@ -7,15 +7,18 @@
  * tensors (torch::from_blob, on the current device; the blur input as the
  * strided view it is), makes the gate's stream PyTorch's current stream,
  * calls the entry and copies the result into the gate's output on that
- * stream; in timed calls (kgate_adapter_nocopy) that copy waits for
- * kgate_adapter_flush(), which the harness calls after the timing, so the
- * candidate is not timed for a copy its PyTorch style implies but the
- * gate's contract adds. The harness then runs it like any candidate: the same checks,
- * tolerances and timing. An exception the candidate throws (a TORCH_CHECK)
- * is caught and reported through kgate_adapter_error; before a checked call
- * the adapter fills the caching allocator's free memory with NaN
- * (kgate_adapter_poison), so an output element the candidate never writes
- * shows. Host-only C11, unit-tested.
+ * stream, inside the call: the judge's clock counts the copy, and the judge
+ * subtracts what its own copy of the same results costs (measured before
+ * the candidate is loaded), so the candidate is not charged for a copy its
+ * PyTorch style implies but the gate's contract adds. The harness then runs
+ * it like any candidate: the same checks, tolerances and timing. An
+ * exception the candidate throws (a TORCH_CHECK) is caught and reported
+ * through kgate_adapter_error; before a checked call the adapter fills the
+ * caching allocator's free memory with NaN (kgate_adapter_poison), so an
+ * output element the candidate never writes shows. The harness honours
+ * these two hooks only for a PyTorch candidate (the judge says so); a plain
+ * candidate that defines a kgate_adapter_* symbol is refused. Host-only
+ * C11, unit-tested.
  */
 #ifndef KGATE_TORCH_ADAPTER_H
 #define KGATE_TORCH_ADAPTER_H
