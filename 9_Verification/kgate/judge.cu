@@ -180,13 +180,26 @@ __global__ void k_snapshot(const char *base, size_t slot, size_t out_off, size_t
     }
 }
 
-/* Bytes of a that differ from b, counted into *bad. */
+/* 16-byte pieces (and tail bytes) of a that differ from b, counted into
+ * *bad (the buffers start at multiples of 256 bytes). */
 __global__ void k_diff(const unsigned char *a, const unsigned char *b, size_t n, unsigned long long *bad)
 {
     unsigned long long c = 0;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        c += a[i] != b[i];
+    size_t n16 = n / 16, tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
+    const uint4 *a4 = (const uint4 *)a, *b4 = (const uint4 *)b;
+    for (size_t i = tid; i < n16; i += stride) {
+        uint4 x = a4[i], y = b4[i];
+        c += x.x != y.x || x.y != y.y || x.z != y.z || x.w != y.w;
+    }
+    for (size_t i = 16 * n16 + tid; i < n; i += stride) c += a[i] != b[i];
     if (c) atomicAdd(bad, c);
+}
+
+/* The guard zones after the outputs of calls [0, calls): 0xA5. */
+__global__ void k_guards(char *base, size_t slot, size_t guard_off, int calls)
+{
+    for (int i = blockIdx.x; i < calls; i += gridDim.x)
+        for (int k = threadIdx.x; k < KG_GUARD; k += blockDim.x) base[(size_t)i * slot + guard_off + k] = (char)0xA5;
 }
 
 /* The session's GPU state: the arena, the two sizes, the judge's private
@@ -296,8 +309,7 @@ static int op_refill(kg_judge *j, kg_size_run *z, int calls, uint64_t seed, int 
         fill_inputs(j, z, at + z->L.in0, z->L.in1_bytes ? at + z->L.in1 : NULL, slot_seed(seed, i));
     }
     JG(cudaGetLastError());
-    char *g0 = slot_at(j, z, 0) + z->L.out + z->L.out_bytes;
-    JG(cudaMemset2DAsync(g0, z->L.slot, 0xA5, KG_GUARD, (size_t)calls, J.st));
+    k_guards<<<calls, 256, 0, J.st>>>(slot_at(j, z, 0), z->L.slot, z->L.out + z->L.out_bytes, calls);
     if (poison0) JG(cudaMemsetAsync(slot_at(j, z, 0) + z->L.out, 0xFF, z->L.out_bytes, J.st));
     int v = flush_l2(j);
     if (v >= 0) return v;
@@ -369,7 +381,7 @@ static int op_verify(kg_judge *j, kg_size_run *z, uint64_t seed, const int *sel,
         JG(cudaMemcpyAsync(res, g->cnt, sizeof res, cudaMemcpyDeviceToHost, J.st));
         JG(cudaStreamSynchronize(J.st));
         if (res[0]) {
-            snprintf(d, dl, "modified its (const) input at %s: %llu bytes changed", where, res[0]);
+            snprintf(d, dl, "modified its (const) input at %s", where);
             return KG_V_L3;
         }
         if (res[1]) {
@@ -717,8 +729,8 @@ extern "C" void kg_judge_main(int sock, int device, int dry)
     if (!dry) {
         /* spin, do not sleep, while waiting for the GPU: the judge's clock
          * then stops when the work is done, not when this process wakes */
-        cudaError_t e = cudaSetDeviceFlags(cudaDeviceScheduleSpin);
-        if (e == cudaSuccess || e == cudaErrorSetOnActiveProcess) e = cudaSetDevice(device);
+        cudaError_t e = cudaSetDevice(device);
+        if (e == cudaSuccess && cudaSetDeviceFlags(cudaDeviceScheduleSpin) != cudaSuccess) cudaGetLastError();
         if (e == cudaSuccess) e = cudaFree(0);
         if (e == cudaSuccess) e = cudaDeviceGetAttribute(&J.sm, cudaDevAttrMultiProcessorCount, device);
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&J.st, cudaStreamNonBlocking);

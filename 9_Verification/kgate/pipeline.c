@@ -395,6 +395,24 @@ static int torch_env_failure(const char *log, char *why, size_t len)
     return 0;
 }
 
+/* A plain candidate whose compiled library defines the PyTorch adapter's
+ * hooks (kgate_adapter_*): the gate's own names, honoured only for a PyTorch
+ * candidate's adapter. 1 with the reason set. */
+static int plain_defines_hooks(kg_job *j, int n_arch, char *reason, size_t len)
+{
+    for (int a = 0; a < n_arch || a == 0; a++) {
+        if (n_arch && j->arch_ok[a] != 1) continue;
+        char so[PATH_MAX + 64], which[64];
+        snprintf(so, sizeof so, "%s/%s", j->dir, n_arch ? j->so_name[a] : "cand.so");
+        if (kg_so_defines_hooks(so, which, sizeof which) == 1) {
+            snprintf(reason, len, "refused: a plain candidate defines %s, a hook of the gate's PyTorch adapter "
+                     "(only the adapter of a PyTorch candidate may define the gate's kgate_adapter_* symbols)", which);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The compiler's sandbox ended. */
 void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
 {
@@ -462,6 +480,8 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
                      rec.stub_msg[0] ? rec.stub_msg : first_err);
         else
             snprintf(c->reason, sizeof c->reason, "compile error: %.300s", first_err[0] ? first_err : end);
+    } else if (!j->is_torch && plain_defines_hooks(j, g->n_arch, c->reason, sizeof c->reason)) {
+        /* the PyTorch adapter's hooks in a plain candidate: refused before anything loads it (L1) */
     } else {
         j->compile_ok = 1;
         c->compiled = 1;

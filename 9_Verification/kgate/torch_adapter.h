@@ -39,6 +39,15 @@ int kg_torch_entry_valid(const char *entry);
  * not fit (or the entry is not an identifier). */
 int kg_torch_adapter(const kg_task *t, const char *entry, char *buf, size_t len);
 
+/* 1 when the shared object at path defines (exports) a symbol whose name
+ * starts with "kgate_adapter_", the PyTorch adapter's hooks (its name in
+ * which); 0 when it defines none; -1 when it is not a readable 64-bit ELF
+ * file. The gate refuses a plain candidate for which this is 1 (L1), before
+ * anything loads it: the hooks are honoured only for the adapter of a
+ * PyTorch candidate. The file is the compiler's output for hostile source:
+ * every offset and size is checked before use. */
+int kg_so_defines_hooks(const char *path, char *which, size_t len);
+
 /* What the task's entry looks like, for messages and --help. */
 const char *kg_torch_signature(const kg_task *t);
 

@@ -132,6 +132,8 @@ static void make_context(void)
     if (H.ctx_ok) return;
     cudaGetLastError();
     cudaError_t e = cudaSetDevice(H.device);
+    /* spin, do not sleep, while waiting for the GPU: the answer comes sooner */
+    if (e == cudaSuccess && cudaSetDeviceFlags(cudaDeviceScheduleSpin) != cudaSuccess) cudaGetLastError();
     if (e == cudaSuccess) e = cudaFree(0);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&H.sm, cudaDevAttrMultiProcessorCount, H.device);
     if (e == cudaSuccess && !H.st) e = cudaStreamCreateWithFlags(&H.st, cudaStreamNonBlocking);
@@ -417,10 +419,8 @@ int main(int argc, char **argv)
         if (H.shm == MAP_FAILED) return 2;
     }
     if (!H.dry) {
-        /* the context first: this overlaps the candidate's compile; spin, do
-         * not sleep, while waiting for the GPU (the reply comes sooner) */
+        /* the context first: this overlaps the candidate's compile */
         double t_start = mono_s();
-        cudaSetDeviceFlags(cudaDeviceScheduleSpin);
         make_context();
         /* for the gate's start-up check: what a CUDA context costs here
          * (sizes the sandbox's memory limit; the gate prints it) */
