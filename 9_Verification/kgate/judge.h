@@ -157,7 +157,8 @@ int kg_judge_call_fd(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms, int fd)
  * no fault of the candidate only add to the wall time). The allowance is
  * the same cycle with the gate's own delay kernel in place of the calls,
  * measured in the same harness before the candidate is loaded (so it
- * cannot inflate it): the median of 3 of wall - events.
+ * cannot inflate it): the least of 3 of wall - events (the least, as for
+ * the candidate: an allowance too large would be time given away).
  *
  * kg_judge_cycle: one cycle of op (KG_OP_CHECK: call 0 alone, poisoned;
  * KG_OP_BATCH; KG_OP_CALIBRATE: ns per delay kernel) with `calls` calls.
