@@ -19,10 +19,11 @@ static void slow_relu(const float* x, float* y, int n, cudaStream_t s)
     for (int pass = 0; pass < 3; pass++) relu_pass<<<(n + 255) / 256, 256, 0, s>>>(x, y, n);
 }
 
+__device__ volatile int never_set;   /* no one writes it: a volatile load every time round */
+
 __global__ void forever(void)
 {
-    volatile int go = 1;
-    while (go) {}
+    while (never_set == 0) {}
 }
 
 extern "C" void launch(const float* x, float* y, int n, cudaStream_t stream)
