@@ -334,7 +334,10 @@ static void test_lying_times(void **s)
 
 /* Answering before the work is done (a private stream the harness's events
  * never saw, or a proxy answering on the inherited descriptors) and
- * finishing later: the snapshot, taken when the answer comes, shows it. */
+ * finishing 30 ms later: the outputs are not there when the judge checks
+ * at once; when its check takes 50 ms (the work done by then), the
+ * snapshot taken at the answer shows it, and with the snapshot's second
+ * read planted out the cheat passes. */
 static void test_early_reply(void **s)
 {
     (void)s;
@@ -343,6 +346,18 @@ static void test_early_reply(void **s)
     int v = run(&x);
     fprintf(stderr, "    early reply: %d (%s)\n", v, x.m.detail);
     assert_int_equal(v, KG_V_L3);
+    stop(&x);
+    start(&x, F_EARLY, 30);
+    x.g.verify_delay_ms = 50;
+    v = run(&x);
+    fprintf(stderr, "    early reply, slow check: %d (%s)\n", v, x.m.detail);
+    assert_int_equal(v, KG_V_L3);
+    assert_non_null(strstr(x.m.detail, "still changing"));
+    stop(&x);
+    start(&x, F_EARLY, 30);
+    x.g.verify_delay_ms = 50;
+    x.g.plant_no_recheck = 1;
+    assert_int_equal(run(&x), -1);
     stop(&x);
 }
 
