@@ -173,7 +173,8 @@ int kg_judge_calibrate_size(kg_judge *j, kg_size_run *z);
  * checked (KG_CHECKED_CALLS of its calls in full, drawn after the reply)
  * and timed by the judge's clock; z->cand_ms the least per-call figure. A
  * candidate over 20 times slower than the reference and over 20 ms a call
- * is timed on its checked call alone. -1 or a verdict. */
+ * in three checked calls is timed on the least of them alone. -1 or a
+ * verdict. */
 #define KG_TIMED_BATCHES 5
 int kg_judge_time_size(kg_judge *j, kg_size_run *z, int no_timing);
 /* (wall - allowance - copy) per call, never below 0 */

@@ -334,7 +334,14 @@ int kg_judge_time_size(kg_judge *j, kg_size_run *z, int no_timing)
     int v = kg_judge_cycle(j, z, KG_OP_CHECK, 1, 0, 0, &wall, &rep);
     if (v >= 0 || no_timing) return v;
     /* a hopeless candidate is judged on its checked call alone (the whole
-     * cycle: an upper bound on its time) */
+     * cycle: an upper bound on its time), the least of three: one cycle of
+     * a busy machine's can take 20 ms on its own (seen on a loaded
+     * development machine), which must not make a good candidate hopeless */
+    for (int again = 0; again < 2 && wall > 20.0 * z->ref_one_ms && wall > 20.0; again++) {
+        double w2 = 0, r2 = 0;
+        if ((v = kg_judge_cycle(j, z, KG_OP_CHECK, 1, 0, 0, &w2, &r2)) >= 0) return v;
+        if (w2 < wall) { wall = w2; rep = r2; }
+    }
     if (wall > 20.0 * z->ref_one_ms && wall > 20.0) {
         z->cand_ms = wall;
         z->rep_ms = rep;

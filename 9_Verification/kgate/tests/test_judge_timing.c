@@ -39,9 +39,10 @@
 #define N_ELEMS 4096          /* a "relu" of 4096 elements: 16 KiB per buffer */
 #define CALLS 16
 #define SAMPLES 512
+#define BATCH_COST_MS 3.0     /* what a batch costs the fake harness beyond its calls */
 
 typedef enum {
-    F_HONEST,        /* 0.2 ms a call of "GPU work", 0.3 ms beyond each batch, honest events */
+    F_HONEST,        /* 0.2 ms a call of "GPU work", 3 ms beyond each batch, honest events */
     F_LIAR,          /* 1 ms a call, reports 0.1 ms a call */
     F_EARLY,         /* answers at once; a child writes the outputs 30 ms later (private stream, proxy) */
     F_LATE_HALF,     /* answers with the first half of each output written; the rest 5 ms later */
@@ -94,7 +95,7 @@ static void fake_harness(int cmd, int rep, fmode mode)
         if (c.op == KG_OP_CALIBRATE) {
             /* the gate's delay kernel: seed ns per call, plus the batch's fixed cost */
             double gpu = (double)c.n_calls * (double)c.seed / 1e6;
-            sleep_ms(gpu + 0.3);
+            sleep_ms(gpu + BATCH_COST_MS);
             reply_ms(rep, c.seq, KG_ST_OK, (float)gpu);
             continue;
         }
@@ -128,7 +129,7 @@ static void fake_harness(int cmd, int rep, fmode mode)
             done++;
         }
         double gpu = per * (mode == F_LAST_ONLY || mode == F_FIRST_ONLY ? done : c.n_calls);
-        sleep_ms(gpu + 0.3);
+        sleep_ms(gpu + BATCH_COST_MS);
         reply_ms(rep, c.seq, KG_ST_OK, (float)(mode == F_LIAR ? 0.1 * c.n_calls : gpu));
     }
 }
@@ -300,19 +301,20 @@ static int run(ctx *x)
     return kg_judge_time_size(&x->j, &x->z, 0);
 }
 
-/* An honest harness whose batches cost 0.3 ms beyond their 0.2 ms calls:
- * the allowance (measured before LOAD with the gate's delay kernel) takes
- * that cost away, and the figure is its 0.2 ms a call. */
+/* An honest harness whose batches cost 3 ms beyond their 16 calls of 0.2
+ * ms (0.19 ms a call if it were charged): the allowance (measured before
+ * LOAD with the gate's delay kernel) takes that cost away, and the figure is
+ * its 0.2 ms a call. The bounds allow for a loaded machine. */
 static void test_honest(void **s)
 {
     (void)s;
     ctx x;
     start(&x, F_HONEST, 30);
     assert_int_equal(run(&x), -1);
-    fprintf(stderr, "    honest: %.4f ms a call (0.2 ms of work), allowance %.3f ms (0.3 ms planted), events %.4f\n",
+    fprintf(stderr, "    honest: %.4f ms a call (0.2 ms of work), allowance %.3f ms (3 ms planted), events %.4f\n",
             x.z.cand_ms, x.z.allow_ms, x.z.rep_ms);
-    assert_true(x.z.allow_ms > 0.25 && x.z.allow_ms < 2.0);
-    assert_true(x.z.cand_ms > 0.2 * 0.85 && x.z.cand_ms < 0.2 * 1.25);
+    assert_true(x.z.allow_ms > 2.9 && x.z.allow_ms < 8.0);
+    assert_true(x.z.cand_ms > 0.2 * 0.5 && x.z.cand_ms < 0.2 + 0.5 * 3.0 / CALLS);   /* well below 0.39 */
     assert_int_equal(x.z.timed, KG_TIMED_BATCHES);
     stop(&x);
 }
@@ -327,7 +329,7 @@ static void test_lying_times(void **s)
     start(&x, F_LIAR, 30);
     assert_int_equal(run(&x), -1);
     fprintf(stderr, "    liar: %.4f ms a call (1.0 real, 0.1 reported)\n", x.z.cand_ms);
-    assert_true(x.z.cand_ms > 0.9);
+    assert_true(x.z.cand_ms > 0.5);   /* a loaded machine's jitter, never the report */
     assert_true(x.z.rep_ms < 0.2);   /* what it said, kept for information */
     stop(&x);
 }
@@ -335,7 +337,7 @@ static void test_lying_times(void **s)
 /* Answering before the work is done (a private stream the harness's events
  * never saw, or a proxy answering on the inherited descriptors) and
  * finishing 30 ms later: the outputs are not there when the judge checks
- * at once; when its check takes 50 ms (the work done by then), the
+ * at once; when its check takes 250 ms (the work done by then), the
  * snapshot taken at the answer shows it, and with the snapshot's second
  * read planted out the cheat passes. */
 static void test_early_reply(void **s)
@@ -348,21 +350,21 @@ static void test_early_reply(void **s)
     assert_int_equal(v, KG_V_L3);
     stop(&x);
     start(&x, F_EARLY, 30);
-    x.g.verify_delay_ms = 50;
+    x.g.verify_delay_ms = 250;
     v = run(&x);
     fprintf(stderr, "    early reply, slow check: %d (%s)\n", v, x.m.detail);
     assert_int_equal(v, KG_V_L3);
     assert_non_null(strstr(x.m.detail, "still changing"));
     stop(&x);
     start(&x, F_EARLY, 30);
-    x.g.verify_delay_ms = 50;
+    x.g.verify_delay_ms = 250;
     x.g.plant_no_recheck = 1;
     assert_int_equal(run(&x), -1);
     stop(&x);
 }
 
 /* Half of every output written by the answer, the rest 5 ms later, while
- * the judge's full check takes 20 ms: by then the outputs are right, and
+ * the judge's full check takes 150 ms: by then the outputs are right, and
  * only the second read of the snapshot's elements catches it. With that
  * read planted out the same cheat passes. */
 static void test_work_after_reply(void **s)
@@ -370,14 +372,14 @@ static void test_work_after_reply(void **s)
     (void)s;
     ctx x;
     start(&x, F_LATE_HALF, 30);
-    x.g.verify_delay_ms = 20;
+    x.g.verify_delay_ms = 150;
     int v = run(&x);
     fprintf(stderr, "    late half: %d (%s)\n", v, x.m.detail);
     assert_int_equal(v, KG_V_L3);
     assert_non_null(strstr(x.m.detail, "still changing"));
     stop(&x);
     start(&x, F_LATE_HALF, 30);
-    x.g.verify_delay_ms = 20;
+    x.g.verify_delay_ms = 150;
     x.g.plant_no_recheck = 1;
     assert_int_equal(run(&x), -1);   /* the check can fail: without it, a bought pass */
     stop(&x);
