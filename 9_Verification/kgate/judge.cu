@@ -1,35 +1,32 @@
 /* judge.cu: the judge's GPU side (judge.h). It never loads candidate code.
  *
  * Per session (one candidate), with the harness doing what it is told:
- *   1. LOAD; three PINGs (the round trip that is not the candidate's);
- *   2. small odd shapes (judge_host.c): inputs and the CPU reference made
- *      here, outputs compared here;
- *   3. mid size: the same seeded inputs filled here and in the harness (one
- *      kernel, fill.cuh), in pools a little longer than n; the judge's own
- *      reference (cuBLAS, CUB or a kernel of its own, in its own context and
- *      memory, which the candidate cannot reach) is timed here with CUDA
- *      events: batches of back-to-back calls, 2 warm-up batches, the median
- *      of 5, each call on inputs at a fresh offset into the pools;
- *   4. CHECK: one candidate call on a poisoned output; its whole output and
- *      guard zone are copied out of the shared memory and compared on the
- *      judge's GPU with the reference;
- *   5. timed batches: the same shape, each call at a fresh random offset the
- *      judge picks (no two calls see the same inputs), random batch lengths;
- *      after each batch 65536 elements of the output, at indices the judge
- *      picks after the batch, are compared with the reference for the last
- *      call's inputs: a candidate that skips or caches calls fails. The
- *      harness's event time for a batch is bounded by the judge's own clock
- *      (more than the wall time: tampering; much less than the wall time
- *      minus a round trip: the judge's figure is used);
- *   6. slower than 50% of the reference: L4; the large size (4x) only when
- *      the mid size passes.
+ *   0. the GPU's memory back at its baseline (the previous candidate's
+ *      context gone; at most KG_GPU_WAIT_S, else SKIPPED);
+ *   1. the arena: GPU memory of the judge's, made with the driver's virtual
+ *      memory API and mapped by the harness (MAP, arena.cuh), room for up to
+ *      64 calls' own inputs and output at the mid and the large size;
+ *   2. before any candidate code is loaded: the reference timed at each
+ *      size (cuBLAS, CUB or a kernel of the judge's, in its own context):
+ *      batches of back-to-back calls, each on fresh inputs in its own arena
+ *      buffers, after the L2 flush, CUDA events around them, 2 warm-up
+ *      batches and the median of 5; then what a timed batch of the
+ *      candidate costs beyond its calls (judge_host.c, kg_judge_calibrate_size)
+ *      and, for a PyTorch candidate, the copy of its results the gate's
+ *      contract adds;
+ *   3. LOAD; small odd shapes (judge_host.c) against the CPU reference;
+ *   4. mid size, then large: the checked call and the timed batches
+ *      (judge_host.c, kg_judge_time_size), the judge's own clock for each,
+ *      the GPU work around them here (refill, snapshot, verify);
+ *   5. slower than 50% of the reference: L4; the large size only when the
+ *      mid size passes.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -40,6 +37,7 @@
 #include <cublas_v2.h>
 #include <cub/cub.cuh>
 
+#include "arena.cuh"
 #include "fill.cuh"
 #include "judge.h"
 #include "proto.h"
@@ -51,19 +49,11 @@ static struct {
     int device, sm, ready;
     cudaStream_t st;
     cublasHandle_t blas;
-    uint64_t rng;                  /* the judge's own randomness: offsets, batch lengths, samples */
     void *flush;                   /* twice the L2: written before every timed batch */
     size_t flush_bytes;
+    size_t base_free, total;       /* the GPU's free memory when the judge was ready: the baseline */
+    kg_vmm vmm;
 } J;
-
-static uint64_t jrand(void)
-{
-    uint64_t x = J.rng;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return J.rng = x;
-}
 
 static const char *err_name(int e) { return cudaGetErrorName((cudaError_t)e); }
 
@@ -178,46 +168,96 @@ __global__ void k_compare(const float *got, const float *ref, size_t n, int exac
     }
 }
 
+/* The samples of the outputs of the checked calls: sample k of call sel[k % m]. */
+typedef struct { int v[KG_MAX_BATCH]; } sel_list;
+
+__global__ void k_snapshot(const char *base, size_t slot, size_t out_off, size_t out_words, sel_list sel, int m,
+                           uint64_t seed, uint32_t n, uint32_t *dst)
+{
+    for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+        const uint32_t *o = (const uint32_t *)(base + (size_t)sel.v[k % m] * slot + out_off);
+        dst[k] = o[kg_sample_index_dev(seed, k, out_words)];
+    }
+}
+
+/* Pieces of a that differ from b, counted into *bad: 16 bytes at a time
+ * where both start at a multiple of 16 (the arena's and the judge's own
+ * buffers), else byte by byte (a guard zone right after an output of n
+ * elements). */
+__global__ void k_diff(const unsigned char *a, const unsigned char *b, size_t n, unsigned long long *bad)
+{
+    unsigned long long c = 0;
+    size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
+    size_t n16 = (((uintptr_t)a | (uintptr_t)b) % 16 == 0) ? n / 16 : 0;
+    const uint4 *a4 = (const uint4 *)a, *b4 = (const uint4 *)b;
+    for (size_t i = tid; i < n16; i += stride) {
+        uint4 x = a4[i], y = b4[i];
+        c += x.x != y.x || x.y != y.y || x.z != y.z || x.w != y.w;
+    }
+    for (size_t i = 16 * n16 + tid; i < n; i += stride) c += a[i] != b[i];
+    if (c) atomicAdd(bad, c);
+}
+
+/* The guard zones after the outputs of calls [0, calls): 0xA5. */
+__global__ void k_guards(char *base, size_t slot, size_t guard_off, int calls)
+{
+    for (int i = blockIdx.x; i < calls; i += gridDim.x)
+        for (int k = threadIdx.x; k < KG_GUARD; k += blockDim.x) base[(size_t)i * slot + guard_off + k] = (char)0xA5;
+}
+
+/* The session's GPU state: the arena, the two sizes, the judge's private
+ * buffers for checking (inputs regenerated, the reference's output, the
+ * snapshots), CUB's scratch. */
 typedef struct {
-    kg_shape s;
-    kg_sizes z;
-    void *p0, *p1;                 /* input pools */
-    size_t n0, n1, ob;
-    void *out;                     /* the reference's output */
-    void *cmp;                     /* the candidate's output, copied in (with guard) */
-    uint32_t *samp;                /* gathered reference elements */
-    unsigned long long *dbad;
-    void *temp;
+    CUmemGenericAllocationHandle h;
+    int have_h, fd;
+    CUdeviceptr arena;
+    size_t arena_bytes;
+    kg_size_run z[2];
+    void *pin0, *pin1, *rout, *temp, *guard;
     size_t temp_bytes;
-} size_ctx;
+    uint32_t *snap, *snap2;
+    unsigned long long *cnt;       /* [0] input bytes changed, [1] wrong elements, [2] first wrong, [3] guard */
+    cudaEvent_t e0, e1;
+    size_t free_at_load;           /* for the candidate's GPU memory limit */
+} gpu_sess;
 
-static void *at(void *p, size_t elems, size_t elem) { return p ? (char *)p + elems * elem : NULL; }
+static gpu_sess *S(kg_judge *j) { return (gpu_sess *)j->gpu_ctx; }
 
-/* The reference on the inputs at (o0, o1) elements into the pools. */
-static int ref_run(kg_judge *j, size_ctx *r, size_t o0, size_t o1)
+static uint64_t slot_seed(uint64_t seed, int i) { return seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)); }
+
+static char *slot_at(kg_judge *j, kg_size_run *z, int i)
+{
+    return (char *)S(j)->arena + z->arena_base + (size_t)i * z->L.slot;
+}
+
+/* The reference on inputs a, b into o, at the shape of z. */
+static int ref_call(kg_judge *j, kg_shape sh, const void *a0, const void *b0, void *o0, void *temp,
+                    size_t temp_bytes)
 {
     const char *nm = j->t->name;
     cudaStream_t st = J.st;
-    int blocks = J.sm * 8, n = (int)r->s.d[0];
-    const float *a = (const float *)at(r->p0, o0, r->z.in_elem), *b = (const float *)at(r->p1, o1, 4);
-    float *o = (float *)r->out;
+    int blocks = J.sm * 8, n = (int)sh.d[0];
+    const float *a = (const float *)a0, *b = (const float *)b0;
+    float *o = (float *)o0;
+    size_t tb = temp_bytes;
     if (!strcmp(nm, "vector_add")) ref_elementwise<0><<<blocks, 256, 0, st>>>(a, b, o, n);
     else if (!strcmp(nm, "relu")) ref_elementwise<1><<<blocks, 256, 0, st>>>(a, NULL, o, n);
     else if (!strcmp(nm, "tanh")) ref_elementwise<2><<<blocks, 256, 0, st>>>(a, NULL, o, n);
     else if (!strcmp(nm, "sum_reduce"))
-        JG(cub::DeviceReduce::Sum(r->temp, r->temp_bytes, a, o, n, st));
+        JG(cub::DeviceReduce::Sum(temp, tb, a, o, n, st));
     else if (!strcmp(nm, "histogram256"))
-        JG(cub::DeviceHistogram::HistogramEven(r->temp, r->temp_bytes, (const unsigned char *)a,
-                                               (unsigned int *)o, 257, 0, 256, n, st));
+        JG(cub::DeviceHistogram::HistogramEven(temp, tb, (const unsigned char *)a0, (unsigned int *)o0, 257, 0,
+                                               256, n, st));
     else if (!strcmp(nm, "softmax_rows")) {
-        int rows = (int)r->s.d[0];
-        ref_softmax<<<(rows + 7) / 8, 256, 0, st>>>(a, o, rows, (int)r->s.d[1]);
+        int rows = (int)sh.d[0];
+        ref_softmax<<<(rows + 7) / 8, 256, 0, st>>>(a, o, rows, (int)sh.d[1]);
     } else if (!strcmp(nm, "transpose")) {
-        int rows = (int)r->s.d[0], cols = (int)r->s.d[1];
+        int rows = (int)sh.d[0], cols = (int)sh.d[1];
         dim3 grid((cols + 31) / 32, (rows + 31) / 32);
         ref_transpose<<<grid, dim3(32, 8), 0, st>>>(a, o, rows, cols);
     } else if (!strcmp(nm, "sgemm")) {
-        int M = (int)r->s.d[0], N = (int)r->s.d[1], K = (int)r->s.d[2];
+        int M = (int)sh.d[0], N = (int)sh.d[1], K = (int)sh.d[2];
         const float one = 1.0f, zero = 0.0f;
         /* row-major C = A B is column-major C^T = B^T A^T */
         if (cublasSgemm(J.blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, b, N, a, K, &zero, o, N) !=
@@ -227,28 +267,186 @@ static int ref_run(kg_judge *j, size_ctx *r, size_t o0, size_t o1)
             return KG_V_L2;
         }
     } else if (!strcmp(nm, "blur3x3")) {
-        int w = (int)r->s.d[0], h = (int)r->s.d[1];
+        int w = (int)sh.d[0], h = (int)sh.d[1];
         dim3 grid((w + 31) / 32, (h + 7) / 8);
-        ref_blur<<<grid, dim3(32, 8), 0, st>>>(a, o, w, h, (int)r->s.d[2]);
+        ref_blur<<<grid, dim3(32, 8), 0, st>>>(a, o, w, h, (int)sh.d[2]);
     }
     JG(cudaGetLastError());
     return -1;
 }
 
-static void free_size(size_ctx *r)
+/* CUB's scratch for the shape (0 for the others). */
+static size_t temp_need(const kg_task *t, kg_shape s)
 {
-    void *p[] = {r->p0, r->p1, r->out, r->cmp, r->samp, r->dbad, r->temp};
-    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
-        if (p[i]) cudaFree(p[i]);
-    memset(r, 0, sizeof *r);
+    size_t b = 0;
+    if (!strcmp(t->name, "sum_reduce"))
+        cub::DeviceReduce::Sum(NULL, b, (const float *)NULL, (float *)NULL, (int)s.d[0], J.st);
+    else if (!strcmp(t->name, "histogram256"))
+        cub::DeviceHistogram::HistogramEven(NULL, b, (const unsigned char *)NULL, (unsigned int *)NULL, 257, 0,
+                                            256, (int)s.d[0], J.st);
+    return b;
 }
 
-/* calls per batch: enough for about 2 ms of work (10 to KG_MAX_BATCH), so the
- * per-batch costs of the separate judge (the command's round trip, the GPU's
- * switch from the judge's context to the harness's) are a small part of a
- * batch; calls over 0.5 ms: 5 ms of work (down to 1 call). Measured on the
- * H200 with batches of 10 calls: a float4 ReLU at 16.8M elements (37 us a
- * call) read 71% of the same kernel in the judge's process. */
+/* Fresh inputs of one call from its seed (the same kernel as the harness
+ * used to run, so regenerating them gives the same bits). */
+static void fill_inputs(kg_judge *j, kg_size_run *z, void *in0, void *in1, uint64_t seed)
+{
+    kg_sizes sz = kg_task_sizes(j->t, z->s);
+    kg_fill_pools(j->t, z->s, in0, sz.in0, in1, sz.in1, seed, J.sm * 8, J.st);
+}
+
+/* Every timed batch, the reference's and the candidate's, starts from the
+ * same cache state: the judge writes twice the L2's size last (the L2 is the
+ * device's, so this evicts the harness's lines as well as its own). */
+static int flush_l2(kg_judge *j)
+{
+    if (J.flush) JG(cudaMemsetAsync(J.flush, (int)(kg_judge_rand(j) & 0xff), J.flush_bytes, J.st));
+    return -1;
+}
+
+/* kg_gpu_ops.refill */
+static int op_refill(kg_judge *j, kg_size_run *z, int calls, uint64_t seed, int poison0)
+{
+    for (int i = 0; i < calls; i++) {
+        char *at = slot_at(j, z, i);
+        fill_inputs(j, z, at + z->L.in0, z->L.in1_bytes ? at + z->L.in1 : NULL, slot_seed(seed, i));
+    }
+    JG(cudaGetLastError());
+    k_guards<<<calls, 256, 0, J.st>>>(slot_at(j, z, 0), z->L.slot, z->L.out + z->L.out_bytes, calls);
+    if (poison0) JG(cudaMemsetAsync(slot_at(j, z, 0) + z->L.out, 0xFF, z->L.out_bytes, J.st));
+    int v = flush_l2(j);
+    if (v >= 0) return v;
+    JG(cudaStreamSynchronize(J.st));
+    return -1;
+}
+
+static int snap_into(kg_judge *j, kg_size_run *z, const int *sel, int m, uint64_t seed, uint32_t *dst)
+{
+    sel_list sl;
+    memset(&sl, 0, sizeof sl);
+    for (int i = 0; i < m && i < KG_MAX_BATCH; i++) sl.v[i] = sel[i];
+    k_snapshot<<<64, 256, 0, J.st>>>(slot_at(j, z, 0), z->L.slot, z->L.out, z->L.out_bytes / 4, sl, m, seed,
+                                     KG_SAMPLE, dst);
+    JG(cudaGetLastError());
+    JG(cudaStreamSynchronize(J.st));
+    return -1;
+}
+
+/* kg_gpu_ops.snapshot: the moment the judge's clock stops */
+static int op_snapshot(kg_judge *j, kg_size_run *z, const int *sel, int m, uint64_t seed)
+{
+    return snap_into(j, z, sel, m, seed, S(j)->snap);
+}
+
+/* kg_gpu_ops.verify: the checked calls in full, off the clock */
+static int op_verify(kg_judge *j, kg_size_run *z, uint64_t seed, const int *sel, int m, uint64_t sseed, int batch)
+{
+    gpu_sess *g = S(j);
+    char *d = j->m->detail;
+    size_t dl = sizeof j->m->detail;
+    /* the candidate's GPU memory: a quarter of the device at most */
+    size_t fr = 0, tot = 0;
+    if (cudaMemGetInfo(&fr, &tot) == cudaSuccess && g->free_at_load > fr &&
+        g->free_at_load - fr > kg_gpu_limit(J.total)) {
+        snprintf(d, dl, "took %.1f GiB of GPU memory at the %s size (the limit is %.1f GiB, a quarter of the "
+                 "device's): the next candidate would find the GPU full", (double)(g->free_at_load - fr) / 1073741824.0,
+                 z->which, (double)kg_gpu_limit(J.total) / 1073741824.0);
+        return KG_V_L2;
+    }
+    cudaGetLastError();
+    const kg_profile *p = kg_profile_of(j->t->prof);
+    kg_sizes sz = kg_task_sizes(j->t, z->s);
+    long long width = j->t->sig == KG_SIG_BLUR ? z->s.d[0] : 0, pitch = j->t->sig == KG_SIG_BLUR ? z->s.d[2] : 0;
+    char where[200];
+    for (int c = 0; c < m; c++) {
+        int i = sel[c];
+        char *at = slot_at(j, z, i);
+        if (batch == 0) snprintf(where, sizeof where, "the %s size %s", z->which, z->shp);
+        else snprintf(where, sizeof where, "the %s size %.80s (timed batch %d, call %d of %d)", z->which, z->shp,
+                      batch, i + 1, z->calls);
+        fill_inputs(j, z, g->pin0, g->pin1, slot_seed(seed, i));
+        unsigned long long init[4] = {0, 0, ~0ULL, 0}, res[4];
+        JG(cudaMemcpyAsync(g->cnt, init, sizeof init, cudaMemcpyHostToDevice, J.st));
+        k_diff<<<J.sm * 4, 256, 0, J.st>>>((const unsigned char *)g->pin0, (const unsigned char *)at + z->L.in0,
+                                           z->L.in0_bytes, g->cnt);
+        if (z->L.in1_bytes)
+            k_diff<<<J.sm * 4, 256, 0, J.st>>>((const unsigned char *)g->pin1, (const unsigned char *)at + z->L.in1,
+                                               z->L.in1_bytes, g->cnt);
+        int v = ref_call(j, z->s, g->pin0, g->pin1, g->rout, g->temp, g->temp_bytes);
+        if (v >= 0) return v;
+        k_compare<<<J.sm * 4, 256, 0, J.st>>>((const float *)(at + z->L.out), (const float *)g->rout, sz.out,
+                                              p->kind == KG_PROF_INT, p->abs, p->rel,
+                                              p->mag_rel * kg_mag_estimate(j->t, z->s), width, pitch, g->cnt + 1,
+                                              g->cnt + 2);
+        k_diff<<<1, 256, 0, J.st>>>((const unsigned char *)g->guard,
+                                    (const unsigned char *)at + z->L.out + z->L.out_bytes, KG_GUARD, g->cnt + 3);
+        JG(cudaGetLastError());
+        JG(cudaMemcpyAsync(res, g->cnt, sizeof res, cudaMemcpyDeviceToHost, J.st));
+        JG(cudaStreamSynchronize(J.st));
+        if (res[0]) {
+            snprintf(d, dl, "modified its (const) input at %s", where);
+            return KG_V_L3;
+        }
+        if (res[1]) {
+            size_t first = (size_t)res[2];
+            kg_mismatches mm;
+            memset(&mm, 0, sizeof mm);
+            uint32_t gw = 0, rw = 0;
+            if (first < sz.out &&
+                cudaMemcpy(&gw, at + z->L.out + first * 4, 4, cudaMemcpyDeviceToHost) == cudaSuccess &&
+                cudaMemcpy(&rw, (char *)g->rout + first * 4, 4, cudaMemcpyDeviceToHost) == cudaSuccess) {
+                float gf, rf;
+                memcpy(&gf, &gw, 4);
+                memcpy(&rf, &rw, 4);
+                int exact = p->kind == KG_PROF_INT;
+                mm.m[0].index = (long long)first;
+                mm.m[0].expected = exact ? (double)rw : (double)rf;
+                mm.m[0].got = exact ? (double)gw : (double)gf;
+                mm.n = 1;
+            }
+            char shp[96];
+            if (batch == 0) snprintf(shp, sizeof shp, "%.90s", z->shp);
+            else snprintf(shp, sizeof shp, "%.60s (timed batch %d)", z->shp, batch);
+            kg_judge_mismatches(j, shp, (size_t)res[1], sz.out, &mm);
+            if (batch == 0)
+                snprintf(d, dl, "wrong result at %s: %llu of %zu elements differ from the reference (first at %zu)",
+                         where, res[1], sz.out, first);
+            else
+                snprintf(d, dl, "wrong result at %.150s: %llu of %zu elements differ from the reference for that "
+                         "call's inputs (first at %zu): calls skipped or results reused?", where, res[1], sz.out,
+                         first);
+            return KG_V_L3;
+        }
+        if (res[3]) {
+            snprintf(d, dl, "wrote past the end of the output at %s", where);
+            return KG_V_L3;
+        }
+    }
+    /* last: the sampled elements must be what the snapshot read when the
+     * harness answered (work still running then shows as a change) */
+    int v = snap_into(j, z, sel, m, sseed, g->snap2);
+    if (v >= 0) return v;
+    unsigned long long zero = 0, changed = 0;
+    JG(cudaMemcpyAsync(g->cnt, &zero, sizeof zero, cudaMemcpyHostToDevice, J.st));
+    k_diff<<<J.sm, 256, 0, J.st>>>((const unsigned char *)g->snap, (const unsigned char *)g->snap2,
+                                   (size_t)KG_SAMPLE * 4, g->cnt);
+    JG(cudaGetLastError());
+    JG(cudaMemcpyAsync(&changed, g->cnt, sizeof changed, cudaMemcpyDeviceToHost, J.st));
+    JG(cudaStreamSynchronize(J.st));
+    if (changed) {
+        snprintf(d, dl, "outputs still changing after its answer at the %s size %s%s: work still running when "
+                 "the harness said the %s was done (another stream, a thread, or an early answer)", z->which,
+                 z->shp, batch ? " (a timed batch)" : "", batch ? "batch" : "call");
+        return KG_V_L3;
+    }
+    return -1;
+}
+
+static const kg_gpu_ops gpu_ops = {op_refill, op_snapshot, op_verify};
+
+/* calls per batch: enough for about 2 ms of the reference's work (10 to
+ * KG_MAX_BATCH), so what a batch costs beyond its calls is a small part of
+ * it; calls over 0.5 ms: 5 ms of work (down to 1 call). */
 static int batch_calls(double one_ms)
 {
     if (one_ms > 0.5) {
@@ -259,344 +457,188 @@ static int batch_calls(double one_ms)
     return calls < 10 ? 10 : calls > KG_MAX_BATCH ? KG_MAX_BATCH : calls;
 }
 
-/* distinct random pool offsets for n calls */
-static void pick_offsets(uint32_t n, uint64_t *o0, uint64_t *o1)
+/* The reference's batch of `calls` calls, each on its own fresh inputs and
+ * output, after the L2 flush: CUDA events around the calls; ms per call. */
+static int ref_batch(kg_judge *j, kg_size_run *z, int calls, double *ms)
 {
-    int used[KG_POOL_SLOTS] = {0};
-    for (uint32_t i = 0; i < n; i++) {
-        int k;
-        do k = (int)(jrand() % KG_POOL_SLOTS); while (used[k]);
-        used[k] = 1;
-        o0[i] = (uint64_t)k * KG_POOL_STEP;
-        o1[i] = (uint64_t)(jrand() % KG_POOL_SLOTS) * KG_POOL_STEP;
-    }
-}
-
-/* The reference's batch: calls back to back at fresh offsets, CUDA events
- * around them; the time per call in ms. */
-static int ref_batch(kg_judge *j, size_ctx *r, int calls, cudaEvent_t e0, cudaEvent_t e1, double *ms)
-{
-    uint64_t o0[KG_MAX_BATCH], o1[KG_MAX_BATCH];
-    pick_offsets((uint32_t)calls, o0, o1);
-    JG(cudaEventRecord(e0, J.st));
+    gpu_sess *g = S(j);
+    int v = op_refill(j, z, calls, kg_judge_rand(j), 0);
+    if (v >= 0) return v;
+    JG(cudaEventRecord(g->e0, J.st));
     for (int i = 0; i < calls; i++) {
-        int v = ref_run(j, r, o0[i], o1[i]);
+        char *at = slot_at(j, z, i);
+        v = ref_call(j, z->s, at + z->L.in0, z->L.in1_bytes ? at + z->L.in1 : NULL, at + z->L.out, g->temp,
+                     g->temp_bytes);
         if (v >= 0) return v;
     }
-    JG(cudaEventRecord(e1, J.st));
-    JG(cudaEventSynchronize(e1));
+    JG(cudaEventRecord(g->e1, J.st));
+    JG(cudaEventSynchronize(g->e1));
     float f = 0;
-    JG(cudaEventElapsedTime(&f, e0, e1));
+    JG(cudaEventElapsedTime(&f, g->e0, g->e1));
     *ms = f / calls;
     return -1;
 }
 
-/* Every timed batch, the reference's and the candidate's, starts from the
- * same cache state: the judge writes twice the L2's size first (the L2 is
- * the device's, so this evicts the harness's lines as well as its own). */
-static int flush_l2(kg_judge *j)
+/* Before LOAD: the reference's time per call at z (and the batch length). */
+static int ref_time(kg_judge *j, kg_size_run *z)
 {
-    if (!J.flush) return -1;
-    JG(cudaMemsetAsync(J.flush, (int)(jrand() & 0xff), J.flush_bytes, J.st));
-    JG(cudaStreamSynchronize(J.st));
+    kg_judge_stage(j, "timing the reference at the %s size %s", z->which, z->shp);
+    double one = 0, tmp = 0, rv[5];
+    /* one call, warm (the first call of a library sets itself up: cuBLAS took
+     * several ms on the H200, and a batch sized from that was too short) */
+    int v = ref_batch(j, z, 1, &tmp);
+    if (v >= 0 || (v = ref_batch(j, z, 1, &one)) >= 0) return v;
+    z->ref_one_ms = std::min(one, tmp);
+    one = z->ref_one_ms;
+    z->calls = std::min(batch_calls(one), z->slots);
+    for (int b = 0; b < 7; b++) {
+        if ((v = ref_batch(j, z, z->calls, b < 2 ? &tmp : &rv[b - 2])) >= 0) return v;
+    }
+    std::sort(rv, rv + 5);
+    z->ref_ms = rv[2];
     return -1;
 }
 
-static int compare_full(kg_judge *j, size_ctx *r, size_t *bad, size_t *first)
+/* Before LOAD, for a PyTorch candidate: what copying `calls` results into
+ * the gate's outputs costs (PyTorch returns a new tensor; the adapter copies
+ * it, which the reference never does): the judge's own copies, each from a
+ * buffer it has just written (as the candidate's result is), less the
+ * writes alone. Median of 3 each. */
+static int copy_time(kg_judge *j, kg_size_run *z)
 {
-    const kg_profile *p = kg_profile_of(j->t->prof);
-    unsigned long long init[2] = {0, ~0ULL}, res[2];
-    JG(cudaMemcpy(r->dbad, init, sizeof init, cudaMemcpyHostToDevice));
-    long long width = j->t->sig == KG_SIG_BLUR ? r->s.d[0] : 0;
-    long long pitch = j->t->sig == KG_SIG_BLUR ? r->s.d[2] : 0;
-    k_compare<<<J.sm * 4, 256, 0, J.st>>>((const float *)r->cmp, (const float *)r->out, r->z.out,
-                                          p->kind == KG_PROF_INT, p->abs, p->rel,
-                                          p->mag_rel * kg_mag_estimate(j->t, r->s), width, pitch,
-                                          r->dbad, r->dbad + 1);
-    JG(cudaGetLastError());
-    JG(cudaStreamSynchronize(J.st));
-    JG(cudaMemcpy(res, r->dbad, sizeof res, cudaMemcpyDeviceToHost));
-    *bad = (size_t)res[0];
-    *first = (size_t)res[1];
-    return -1;
-}
-
-/* The sampled check after a timed batch: the reference for the last call's
- * inputs, gathered at the indices the judge chose, against the candidate's
- * elements the harness copied into the shared memory. */
-static int sample_check(kg_judge *j, size_ctx *r, uint64_t o0, uint64_t o1, int batch,
-                        const char *which, const char *shp)
-{
-    uint32_t n = r->z.out < KG_SAMPLE ? (uint32_t)r->z.out : KG_SAMPLE;
-    uint64_t seed = jrand();
-    kg_cmd c;
-    kg_rep rep;
-    memset(&c, 0, sizeof c);
-    c.op = KG_OP_FETCH_SAMPLE;
-    c.task = j->task;
-    for (int d = 0; d < 3; d++) c.d[d] = r->s.d[d];
-    c.seed = seed;
-    c.n_sample = n;
-    if (kg_judge_call(j, &c, &rep, NULL) != 0) return KG_V_L2;
-    if (rep.status != KG_ST_OK) return kg_judge_status_verdict(j, &rep);
-    uint32_t *got = (uint32_t *)malloc((size_t)n * 4), *want = (uint32_t *)malloc((size_t)n * 4);
-    if (!got || !want) {
-        free(got);
-        free(want);
-        snprintf(j->m->detail, sizeof j->m->detail, "gate: out of memory");
-        return KG_V_L2;
-    }
-    memcpy(got, j->shm, (size_t)n * 4);   /* one read */
-    int v = ref_run(j, r, o0, o1);
-    if (v < 0) {
-        kg_gather_sample<<<64, 256, 0, J.st>>>((const uint32_t *)r->out, r->ob / 4, seed, n, r->samp);
-        cudaError_t e = cudaGetLastError();
-        if (e == cudaSuccess) e = cudaMemcpyAsync(want, r->samp, (size_t)n * 4, cudaMemcpyDeviceToHost, J.st);
-        if (e == cudaSuccess) e = cudaStreamSynchronize(J.st);
-        if (e != cudaSuccess) {
-            j->m->judge_failed = 1;
-            snprintf(j->m->detail, sizeof j->m->detail, "gate: the judge's sampled check failed: %s",
-                     cudaGetErrorName(e));
-            v = KG_V_L2;
-        }
-    }
-    if (v < 0) {
-        const kg_profile *p = kg_profile_of(j->t->prof);
-        double mag = kg_mag_estimate(j->t, r->s);
-        size_t bad = 0, first = 0;
-        kg_mismatches mm;
-        memset(&mm, 0, sizeof mm);
-        for (uint32_t k = 0; k < n; k++) {
-            size_t idx = kg_sample_index(seed, k, r->ob / 4);
-            if (!kg_out_checked(j->t, r->s, idx)) continue;
-            int ok;
-            float g = 0, w = 0;
-            if (p->kind == KG_PROF_INT) ok = got[k] == want[k];
-            else {
-                memcpy(&g, &got[k], 4);
-                memcpy(&w, &want[k], 4);
-                ok = kg_close(p, g, w, mag);
+    gpu_sess *g = S(j);
+    double with[3], alone[3];
+    for (int pass = 0; pass < 2; pass++)
+        for (int r = 0; r < 3; r++) {
+            int v = op_refill(j, z, z->calls, kg_judge_rand(j), 0);
+            if (v >= 0) return v;
+            JG(cudaEventRecord(g->e0, J.st));
+            for (int i = 0; i < z->calls; i++) {
+                JG(cudaMemsetAsync(g->rout, i & 0xff, z->L.out_bytes, J.st));
+                if (pass == 0)
+                    JG(cudaMemcpyAsync(slot_at(j, z, i) + z->L.out, g->rout, z->L.out_bytes, cudaMemcpyDeviceToDevice,
+                                       J.st));
             }
-            if (!ok) {
-                if (bad++ == 0) first = idx;
-                if (mm.n < KG_MAX_MISMATCH) {
-                    mm.m[mm.n].index = (long long)idx;
-                    mm.m[mm.n].expected = p->kind == KG_PROF_INT ? (double)want[k] : (double)w;
-                    mm.m[mm.n].got = p->kind == KG_PROF_INT ? (double)got[k] : (double)g;
-                    mm.n++;
-                }
-            }
+            JG(cudaEventRecord(g->e1, J.st));
+            JG(cudaEventSynchronize(g->e1));
+            float f = 0;
+            JG(cudaEventElapsedTime(&f, g->e0, g->e1));
+            (pass == 0 ? with : alone)[r] = f;
         }
-        if (bad) {
-            char where[96];
-            snprintf(where, sizeof where, "%.40s size %.50s (timed batch %d)", which, shp, batch + 1);
-            kg_judge_mismatches(j, where, bad, n, &mm);
-            snprintf(j->m->detail, sizeof j->m->detail,
-                     "wrong result after timed batch %d at the %s size %s: %zu of %u sampled elements "
-                     "differ from the reference for the last call's inputs (first at %zu): calls "
-                     "skipped or results reused?", batch + 1, which, shp, bad, n, first);
-            v = KG_V_L3;
-        }
-    }
-    free(got);
-    free(want);
-    return v;
-}
-
-static int simple(kg_judge *j, int op, size_ctx *r, uint64_t seed, kg_rep *rep, double *wall)
-{
-    kg_cmd c;
-    memset(&c, 0, sizeof c);
-    c.op = (uint32_t)op;
-    c.task = j->task;
-    for (int d = 0; d < 3; d++) c.d[d] = r ? r->s.d[d] : 0;
-    c.seed = seed;
-    if (kg_judge_call(j, &c, rep, wall) != 0) return KG_V_L2;
-    if (rep->status != KG_ST_OK) return kg_judge_status_verdict(j, rep);
+    std::sort(with, with + 3);
+    std::sort(alone, alone + 3);
+    z->copy_ms = with[1] > alone[1] ? with[1] - alone[1] : 0.0;
     return -1;
 }
 
-static int gpu_size(kg_judge *j, kg_shape s, int is_large, unsigned long long seed, int no_timing)
+static void free_sess(gpu_sess *g)
+{
+    void *p[] = {g->pin0, g->pin1, g->rout, g->temp, g->guard, g->snap, g->snap2, g->cnt};
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+        if (p[i]) cudaFree(p[i]);
+    if (g->e0) cudaEventDestroy(g->e0);
+    if (g->e1) cudaEventDestroy(g->e1);
+    if (g->arena) kg_vmm_unmap(&J.vmm, g->arena, g->arena_bytes);
+    if (g->have_h) J.vmm.release(g->h);
+    if (g->fd >= 0) close(g->fd);
+    memset(g, 0, sizeof *g);
+    g->fd = -1;
+}
+
+/* The sizes, the arena and the judge's own buffers. Each size gets up to
+ * KG_MAX_BATCH calls' buffers within 16 GiB or a quarter of the baseline's
+ * free memory; the two sizes share the arena (one after the other). A
+ * failure here is the machine's, not the candidate's: SKIPPED. */
+static int setup(kg_judge *j, gpu_sess *g, int no_timing)
 {
     const kg_task *t = j->t;
-    size_ctx r;
-    memset(&r, 0, sizeof r);
-    r.s = s;
-    r.z = kg_task_sizes(t, s);
-    r.n0 = kg_pool_elems(r.z.in0);
-    r.n1 = r.z.in1 ? kg_pool_elems(r.z.in1) : 0;
-    r.ob = r.z.out * r.z.out_elem;
-    char shp[96];
-    kg_shape_text(t, s, shp, sizeof shp);
-    const char *which = is_large ? "large" : "mid";
-    int v = -1;
-    kg_rep rep;
-    double wall;
-    cudaEvent_t e0 = NULL, e1 = NULL;
-    kg_judge_stage(j, "preparing the %s size %s", which, shp);
-#define STEP(x) do { v = (x); if (v >= 0) goto done; } while (0)
-#define JGS(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { j->m->judge_failed = 1; \
-    snprintf(j->m->detail, sizeof j->m->detail, "gate: the judge's %s failed: %s", #call, \
-             cudaGetErrorName(e_)); v = KG_V_L2; goto done; } } while (0)
-    JGS(cudaMalloc(&r.p0, r.n0 * r.z.in_elem));
-    if (r.n1) JGS(cudaMalloc(&r.p1, r.n1 * 4));
-    JGS(cudaMalloc(&r.out, r.ob + KG_GUARD));
-    JGS(cudaMalloc(&r.cmp, r.ob + KG_GUARD));
-    JGS(cudaMalloc((void **)&r.samp, (size_t)KG_SAMPLE * 4));
-    JGS(cudaMalloc((void **)&r.dbad, 2 * sizeof(unsigned long long)));
-    JGS(cudaEventCreate(&e0));
-    JGS(cudaEventCreate(&e1));
-    kg_fill_pools(t, s, r.p0, r.n0, r.p1, r.n1, seed, J.sm * 8, J.st);
-    JGS(cudaGetLastError());
-    if (!strcmp(t->name, "sum_reduce"))
-        JGS(cub::DeviceReduce::Sum(NULL, r.temp_bytes, (const float *)r.p0, (float *)r.out, (int)s.d[0], J.st));
-    else if (!strcmp(t->name, "histogram256"))
-        JGS(cub::DeviceHistogram::HistogramEven(NULL, r.temp_bytes, (const unsigned char *)r.p0,
-                                                (unsigned int *)r.out, 257, 0, 256, (int)s.d[0], J.st));
-    if (r.temp_bytes) JGS(cudaMalloc(&r.temp, r.temp_bytes));
-    JGS(cudaStreamSynchronize(J.st));
-    STEP(simple(j, KG_OP_PREPARE, &r, seed, &rep, NULL));
-
-    {
-        double ref_ms = 0, one = 0;
-        int ref_calls = 10;
-        if (!no_timing) {
-            /* one call (the batch length), then a warm-up batch */
-            kg_judge_stage(j, "warming up the reference at the %s size %s", which, shp);
-            double tmp;
-            STEP(ref_batch(j, &r, 1, e0, e1, &one));
-            ref_calls = batch_calls(one);
-            STEP(ref_batch(j, &r, ref_calls, e0, e1, &tmp));
-        }
-        /* the checked call: the whole output against the reference at offset 0 */
-        kg_judge_stage(j, "checking the %s size %s", which, shp);
-        STEP(ref_run(j, &r, 0, 0));
-        JGS(cudaStreamSynchronize(J.st));
-        STEP(simple(j, KG_OP_CHECK, &r, 0, &rep, &wall));
-        double beat;
-        STEP(kg_judge_bound(j, rep.ms, wall, &beat));
-        /* the whole output through the shared memory: a cost of the separate
-         * judge (the copy out of the harness, the copy into the judge) */
-        double t0 = kg_now();
-        STEP(simple(j, KG_OP_FETCH_FULL, &r, 0, &rep, NULL));
-        JGS(cudaMemcpy(r.cmp, j->shm, r.ob + KG_GUARD, cudaMemcpyHostToDevice));   /* one read */
-        j->t_io += kg_now() - t0;
-        size_t bad, first;
-        STEP(compare_full(j, &r, &bad, &first));
-        if (bad) {
-            /* the first wrong element, for the feedback */
-            kg_mismatches mm;
-            memset(&mm, 0, sizeof mm);
-            uint32_t gw = 0, rw = 0;
-            if (first < r.z.out && cudaMemcpy(&gw, (char *)r.cmp + first * 4, 4, cudaMemcpyDeviceToHost) == cudaSuccess &&
-                cudaMemcpy(&rw, (char *)r.out + first * 4, 4, cudaMemcpyDeviceToHost) == cudaSuccess) {
-                float gf, rf;
-                memcpy(&gf, &gw, 4);
-                memcpy(&rf, &rw, 4);
-                int exact = kg_profile_of(t->prof)->kind == KG_PROF_INT;
-                mm.m[0].index = (long long)first;
-                mm.m[0].expected = exact ? (double)rw : (double)rf;
-                mm.m[0].got = exact ? (double)gw : (double)gf;
-                mm.n = 1;
-            }
-            kg_judge_mismatches(j, shp, bad, r.z.out, &mm);
-            snprintf(j->m->detail, sizeof j->m->detail, "wrong result at the %s size %s: %zu of %zu "
-                     "elements differ from the reference (first at %zu)", which, shp, bad, r.z.out, first);
-            v = KG_V_L3;
-            goto done;
-        }
-        unsigned char guard[KG_GUARD], pat[KG_GUARD];
-        memset(pat, 0xA5, KG_GUARD);
-        JGS(cudaMemcpy(guard, (char *)r.cmp + r.ob, KG_GUARD, cudaMemcpyDeviceToHost));
-        if (memcmp(guard, pat, KG_GUARD) != 0) {
-            snprintf(j->m->detail, sizeof j->m->detail, "wrote past the end of the output at the %s "
-                     "size %s", which, shp);
-            v = KG_V_L3;
-            goto done;
-        }
-        if (!no_timing) {
-            /* The candidate and the reference timed alike (README.md, "Timing"):
-             * in turns, each batch after an L2 flush, the same number of calls
-             * at fresh offsets, CUDA events around each batch in its own
-             * process, 2 warm-up turns and the median of 5; the candidate's
-             * event time bounded by the judge's clock (kg_judge_bound for each
-             * batch, kg_judge_per_call over the 5) and its output checked after
-             * every batch. */
-            kg_judge_stage(j, "timing the candidate and the reference at the %s size %s", which, shp);
-            double cand_ms = beat;
-            int calls = std::min(ref_calls, batch_calls(beat));
-            /* a candidate over 20x slower than the reference and over 20 ms a
-             * call is judged on the checked call alone */
-            int full = beat < 20.0 * one || beat < 20.0;
-            double per[5], rv[5], rp[5];
-            int wall_before = j->m->wall_batches;
-            for (int b = 0; b < 7; b++) {
-                kg_cmd c;
-                memset(&c, 0, sizeof c);
-                c.op = KG_OP_BATCH;
-                c.task = j->task;
-                for (int d = 0; d < 3; d++) c.d[d] = s.d[d];
-                /* a batch length the candidate cannot predict */
-                c.n_calls = full ? (uint32_t)(calls - (int)(jrand() % (uint64_t)(calls / 4 + 1))) : (uint32_t)ref_calls;
-                double rb;
-                STEP(flush_l2(j));
-                STEP(ref_batch(j, &r, (int)c.n_calls, e0, e1, &rb));
-                if (b >= 2) rv[b - 2] = rb;
-                if (!full) continue;
-                pick_offsets(c.n_calls, c.off0, c.off1);
-                STEP(flush_l2(j));
-                if (kg_judge_call(j, &c, &rep, &wall) != 0) { v = KG_V_L2; goto done; }
-                if (rep.status != KG_ST_OK) { v = kg_judge_status_verdict(j, &rep); goto done; }
-                double judged;
-                STEP(kg_judge_bound(j, rep.ms, wall, &judged));
-                j->m->timed_batches++;
-                if (judged != (double)rep.ms) j->m->wall_batches++;
-                if (b >= 2) per[b - 2] = judged / c.n_calls;
-                if (b >= 2) rp[b - 2] = (double)rep.ms / c.n_calls;
-                STEP(sample_check(j, &r, c.off0[c.n_calls - 1], c.off1[c.n_calls - 1], b, which, shp));
-            }
-            std::sort(rv, rv + 5);
-            ref_ms = rv[2];
-            if (full) {
-                cand_ms = kg_judge_per_call(per, rp, 5);
-                std::sort(rp, rp + 5);
-                /* the note "judge's clock in N of M batches" only where it decided */
-                if (cand_ms <= rp[2]) j->m->wall_batches = wall_before;
-                if (is_large) j->m->rep_ms_large = rp[2];
-                else j->m->rep_ms_mid = rp[2];
-            }
-            if (is_large) { j->m->cand_ms_large = cand_ms; j->m->ref_ms_large = ref_ms; }
-            else { j->m->cand_ms_mid = cand_ms; j->m->ref_ms_mid = ref_ms; }
-            if (cand_ms > 2.0 * ref_ms) {
-                snprintf(j->m->detail, sizeof j->m->detail,
-                         "too slow at the %s size %s: %.4g ms vs %.4g ms for the reference (%s): %.1f%% "
-                         "of its speed, the floor is 50%%", which, shp, cand_ms, ref_ms, t->ref_name,
-                         100.0 * ref_ms / cand_ms);
-                v = KG_V_L4;
-                goto done;
-            }
-        }
-        STEP(simple(j, KG_OP_RELEASE, NULL, 0, &rep, NULL));
+    kg_shape sh[2] = {t->mid, t->large};
+    size_t cap = std::min((size_t)16 << 30, J.base_free / 4), need = 0, in0 = 0, in1 = 0, out = 0;
+    for (int k = 0; k < 2; k++) {
+        kg_size_run *z = &g->z[k];
+        memset(z, 0, sizeof *z);
+        z->s = sh[k];
+        z->is_large = k;
+        snprintf(z->which, sizeof z->which, "%s", k ? "large" : "mid");
+        kg_shape_text(t, sh[k], z->shp, sizeof z->shp);
+        z->L = kg_slot_layout_of(t, sh[k]);
+        z->slots = no_timing ? 1 : (int)std::max((size_t)1, std::min((size_t)KG_MAX_BATCH, cap / z->L.slot));
+        need = std::max(need, (size_t)z->slots * z->L.slot);
+        in0 = std::max(in0, z->L.in0_bytes);
+        in1 = std::max(in1, z->L.in1_bytes);
+        out = std::max(out, z->L.out_bytes);
+        g->temp_bytes = std::max(g->temp_bytes, temp_need(t, sh[k]));
     }
-done:
-#undef STEP
-#undef JGS
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
-    free_size(&r);
-    return v;
+    const char *what = NULL;
+    char *d = j->m->detail;
+    size_t dl = sizeof j->m->detail;
+    if (kg_vmm_load(&J.vmm, &what) != 0) {
+        snprintf(d, dl, "gate: the driver has no %s (the judge's shared buffers need it)", what);
+        return KG_V_SKIPPED;
+    }
+    g->arena_bytes = kg_vmm_round(&J.vmm, J.device, need);
+    CUmemAllocationProp prop = kg_vmm_prop(J.device);
+    CUresult r = J.vmm.create(&g->h, g->arena_bytes, &prop, 0);
+    if (r == CUDA_SUCCESS) {
+        g->have_h = 1;
+        r = J.vmm.export_fd(&g->fd, g->h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    }
+    if (r == CUDA_SUCCESS) r = kg_vmm_map(&J.vmm, J.device, g->h, g->arena_bytes, &g->arena);
+    if (r != CUDA_SUCCESS) {
+        snprintf(d, dl, "gate: the judge could not make its %.1f GiB of shared buffers (driver error %d)",
+                 (double)g->arena_bytes / 1073741824.0, (int)r);
+        return KG_V_SKIPPED;
+    }
+    cudaError_t e = cudaMalloc(&g->pin0, in0 + KG_GUARD);
+    if (e == cudaSuccess && in1) e = cudaMalloc(&g->pin1, in1 + KG_GUARD);
+    if (e == cudaSuccess) e = cudaMalloc(&g->rout, out + KG_GUARD);
+    if (e == cudaSuccess && g->temp_bytes) e = cudaMalloc(&g->temp, g->temp_bytes);
+    if (e == cudaSuccess) e = cudaMalloc(&g->guard, KG_GUARD);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&g->snap, (size_t)KG_SAMPLE * 4);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&g->snap2, (size_t)KG_SAMPLE * 4);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&g->cnt, 4 * sizeof(unsigned long long));
+    if (e == cudaSuccess) e = cudaMemset(g->guard, 0xA5, KG_GUARD);
+    if (e == cudaSuccess) e = cudaEventCreate(&g->e0);
+    if (e == cudaSuccess) e = cudaEventCreate(&g->e1);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(d, dl, "gate: the judge could not allocate its own buffers: %s", cudaGetErrorName(e));
+        return KG_V_SKIPPED;
+    }
+    return -1;
+}
+
+/* Before the session: the GPU's memory back at the baseline, so that the
+ * previous candidate's context (a hog, a hang) is gone. */
+static int gpu_memory_back(kg_judge *j)
+{
+    double t0 = kg_now();
+    size_t want = J.base_free - kg_gpu_slack(J.base_free), fr = 0, tot = 0;
+    for (;;) {
+        if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) {
+            cudaGetLastError();
+            break;
+        }
+        if (fr >= want) {
+            j->m->gpu_wait_s = kg_now() - t0;
+            return -1;
+        }
+        if (kg_now() - t0 > KG_GPU_WAIT_S) break;
+        usleep(1000);
+    }
+    j->m->gpu_wait_s = kg_now() - t0;
+    snprintf(j->m->detail, sizeof j->m->detail, "gate: the GPU's memory did not come back after the previous "
+             "candidate: %.1f GiB free after %.0f s, %.1f GiB when the judge started", (double)fr / 1073741824.0,
+             KG_GPU_WAIT_S, (double)J.base_free / 1073741824.0);
+    return KG_V_SKIPPED;
 }
 
 static int session(kg_judge *j, const kg_session_req *q)
 {
     int v;
-    /* the round-trip allowance, while no candidate code is in the harness */
-    if (!q->dry && J.ready && !q->no_timing && (v = kg_judge_calibrate(j)) >= 0) return v;
-    v = kg_judge_load(j);
-    if (v >= 0) return v;
     if (q->dry) {
-        v = kg_judge_dry(j);
-        if (v >= 0) return v;
+        if ((v = kg_judge_load(j)) >= 0) return v;
+        if ((v = kg_judge_dry(j)) >= 0) return v;
         snprintf(j->m->detail, sizeof j->m->detail,
                  "loaded and called once in the sandbox (dry run without a GPU: nothing checked)");
         return KG_V_STATIC_OK;
@@ -606,14 +648,56 @@ static int session(kg_judge *j, const kg_session_req *q)
         snprintf(j->m->detail, sizeof j->m->detail, "gate: the judge has no CUDA context");
         return KG_V_L2;
     }
+    kg_judge_stage(j, "waiting for the GPU's memory (the previous candidate's)");
+    if ((v = gpu_memory_back(j)) >= 0) return v;
+    /* the session's deadline counts from here */
+    j->deadline = kg_now() + q->timeout_s;
+    gpu_sess *g = S(j);
+    kg_judge_stage(j, "making the gate's buffers");
+    if ((v = setup(j, g, q->no_timing)) >= 0) return v;
+    if ((v = kg_judge_map(j, g->fd, g->arena_bytes)) >= 0) return v;
+    int sizes = q->no_timing ? 1 : 2;
+    /* before any candidate code: the reference, what a batch costs, the copy */
+    for (int k = 0; k < sizes && !q->no_timing; k++) {
+        kg_size_run *z = &g->z[k];
+        if ((v = ref_time(j, z)) >= 0) return v;
+        if ((v = kg_judge_calibrate_size(j, z)) >= 0) return v;
+        if (j->torch && (v = copy_time(j, z)) >= 0) return v;
+    }
+    if (q->no_timing) g->z[0].calls = 1;
+    size_t tot = 0;
+    if (cudaMemGetInfo(&g->free_at_load, &tot) != cudaSuccess) {
+        cudaGetLastError();
+        g->free_at_load = 0;
+    }
+    if ((v = kg_judge_load(j)) >= 0) return v;
     if ((v = kg_judge_ping(j)) >= 0) return v;
     for (int i = 0; i < j->t->n_small; i++)
         if ((v = kg_judge_small(j, i, q->seed)) >= 0) return v;
-    if ((v = gpu_size(j, j->t->mid, 0, q->seed + 77, q->no_timing)) >= 0) return v;
-    j->m->shapes_checked++;
-    if (!q->no_timing) {
-        if ((v = gpu_size(j, j->t->large, 1, q->seed + 78, 0)) >= 0) return v;
+    for (int k = 0; k < sizes; k++) {
+        kg_size_run *z = &g->z[k];
+        if ((v = kg_judge_time_size(j, z, q->no_timing)) >= 0) return v;
         j->m->shapes_checked++;
+        if (q->no_timing) break;
+        if (k == 0) {
+            j->m->cand_ms_mid = z->cand_ms;
+            j->m->ref_ms_mid = z->ref_ms;
+            j->m->rep_ms_mid = z->rep_ms;
+            j->m->allow_ms = z->allow_ms;
+        } else {
+            j->m->cand_ms_large = z->cand_ms;
+            j->m->ref_ms_large = z->ref_ms;
+            j->m->rep_ms_large = z->rep_ms;
+        }
+        j->m->timed_batches += z->timed;
+        j->m->wall_batches += z->timed;   /* every figure is the judge's clock */
+        if (z->cand_ms > 2.0 * z->ref_ms) {
+            snprintf(j->m->detail, sizeof j->m->detail,
+                     "too slow at the %s size %s: %.4g ms vs %.4g ms for the reference (%s): %.1f%% of its speed, "
+                     "the floor is 50%%", z->which, z->shp, z->cand_ms, z->ref_ms, j->t->ref_name,
+                     100.0 * z->ref_ms / z->cand_ms);
+            return KG_V_L4;
+        }
     }
     snprintf(j->m->detail, sizeof j->m->detail, "all %d shapes correct%s", j->m->shapes_checked,
              q->no_timing ? " (not timed)" : ", within 50% of the reference");
@@ -644,9 +728,15 @@ extern "C" void kg_judge_main(int sock, int device, int dry)
 {
     memset(&J, 0, sizeof J);
     J.device = device;
-    if (getrandom(&J.rng, sizeof J.rng, 0) != (ssize_t)sizeof J.rng || J.rng == 0) J.rng = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
+    /* a harness that stops reading gives EPIPE (it is lost), never a signal */
+    signal(SIGPIPE, SIG_IGN);
+    uint64_t rng = 0;
+    if (getrandom(&rng, sizeof rng, 0) != (ssize_t)sizeof rng || rng == 0) rng = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
     if (!dry) {
+        /* spin, do not sleep, while waiting for the GPU: the judge's clock
+         * then stops when the work is done, not when this process wakes */
         cudaError_t e = cudaSetDevice(device);
+        if (e == cudaSuccess && cudaSetDeviceFlags(cudaDeviceScheduleSpin) != cudaSuccess) cudaGetLastError();
         if (e == cudaSuccess) e = cudaFree(0);
         if (e == cudaSuccess) e = cudaDeviceGetAttribute(&J.sm, cudaDevAttrMultiProcessorCount, device);
         if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&J.st, cudaStreamNonBlocking);
@@ -661,8 +751,9 @@ extern "C" void kg_judge_main(int sock, int device, int dry)
         if (e == cudaSuccess && cublasCreate(&J.blas) == CUBLAS_STATUS_SUCCESS) {
             cublasSetMathMode(J.blas, CUBLAS_PEDANTIC_MATH);
             cublasSetStream(J.blas, J.st);
-            J.ready = 1;
+            if (cudaMemGetInfo(&J.base_free, &J.total) == cudaSuccess) J.ready = 1;
         }
+        cudaGetLastError();
     }
     for (;;) {
         kg_session_req q;
@@ -674,12 +765,20 @@ extern "C" void kg_judge_main(int sock, int device, int dry)
         m.magic = KG_JUDGE_MAGIC;
         kg_judge j;
         memset(&j, 0, sizeof j);
+        gpu_sess g;
+        memset(&g, 0, sizeof g);
+        g.fd = -1;
         j.m = &m;
         j.sock = sock;
         j.cmd_fd = fds[0];
         j.rep_fd = fds[1];
+        j.shm_fd = fds[2];
         j.err_name = err_name;
-        j.before_batch = flush_l2;
+        j.gpu = &gpu_ops;
+        j.gpu_ctx = &g;
+        j.spin_s = 0.25;
+        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        j.rng = rng ? rng : 1;
         double t0 = kg_now();
         struct stat st;
         int v;
@@ -688,25 +787,26 @@ extern "C" void kg_judge_main(int sock, int device, int dry)
             m.judge_failed = 1;
             snprintf(m.detail, sizeof m.detail, "gate: a malformed session request");
             v = KG_V_L2;
+        } else if (!kg_shm_sealed(fds[2], kg_shm_bytes(kg_task_at(q.task)))) {
+            /* the gate made it; an unsealed one could be shrunk under a reader */
+            m.judge_failed = 1;
+            snprintf(m.detail, sizeof m.detail, "gate: the small-shape memory is not sealed against resizing");
+            v = KG_V_L2;
         } else {
             j.t = kg_task_at(q.task);
             j.task = q.task;
+            j.torch = q.torch != 0;
             j.shm_bytes = (size_t)st.st_size;
-            j.shm = (unsigned char *)mmap(NULL, j.shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fds[2], 0);
             j.deadline = t0 + q.timeout_s;
-            if (j.shm == MAP_FAILED) {
-                j.shm = NULL;
-                m.judge_failed = 1;
-                snprintf(m.detail, sizeof m.detail, "gate: cannot map the shared memory");
-                v = KG_V_L2;
-            } else {
-                v = session(&j, &q);
-                munmap(j.shm, j.shm_bytes);
-            }
+            v = session(&j, &q);
         }
         for (int i = 0; i < 3; i++)
             if (fds[i] >= 0) close(fds[i]);
-        if (J.ready) cudaDeviceSynchronize();
+        if (J.ready) {
+            cudaDeviceSynchronize();
+            free_sess(&g);
+            cudaGetLastError();
+        }
         m.final = 1;
         m.verdict = v;
         m.t_io = j.t_io;
@@ -744,30 +844,23 @@ extern "C" int kg_profile_reference(int task, int device, unsigned long long see
     j.t = t;
     j.task = task;
     j.sock = -1;
-    size_ctx r;
-    memset(&r, 0, sizeof r);
-    r.s = t->mid;
-    r.z = kg_task_sizes(t, r.s);
-    r.n0 = kg_pool_elems(r.z.in0);
-    r.n1 = r.z.in1 ? kg_pool_elems(r.z.in1) : 0;
-    r.ob = r.z.out * r.z.out_elem;
-    if (cudaMalloc(&r.p0, r.n0 * r.z.in_elem) != cudaSuccess || (r.n1 && cudaMalloc(&r.p1, r.n1 * 4) != cudaSuccess) ||
-        cudaMalloc(&r.out, r.ob + KG_GUARD) != cudaSuccess)
+    kg_sizes z = kg_task_sizes(t, t->mid);
+    void *a = NULL, *b = NULL, *o = NULL, *temp = NULL;
+    size_t tb = temp_need(t, t->mid);
+    if (cudaMalloc(&a, z.in0 * z.in_elem) != cudaSuccess || (z.in1 && cudaMalloc(&b, z.in1 * 4) != cudaSuccess) ||
+        cudaMalloc(&o, z.out * z.out_elem + KG_GUARD) != cudaSuccess || (tb && cudaMalloc(&temp, tb) != cudaSuccess))
         return 2;
-    kg_fill_pools(t, r.s, r.p0, r.n0, r.p1, r.n1, seed, J.sm * 8, J.st);
-    if (!strcmp(t->name, "sum_reduce"))
-        cub::DeviceReduce::Sum(NULL, r.temp_bytes, (const float *)r.p0, (float *)r.out, (int)r.s.d[0], J.st);
-    else if (!strcmp(t->name, "histogram256"))
-        cub::DeviceHistogram::HistogramEven(NULL, r.temp_bytes, (const unsigned char *)r.p0, (unsigned int *)r.out,
-                                            257, 0, 256, (int)r.s.d[0], J.st);
-    if (r.temp_bytes && cudaMalloc(&r.temp, r.temp_bytes) != cudaSuccess) return 2;
-    if (ref_run(&j, &r, 0, 0) >= 0) return 1;   /* warm-up */
+    kg_fill_pools(t, t->mid, a, z.in0, b, z.in1, seed, J.sm * 8, J.st);
+    if (ref_call(&j, t->mid, a, b, o, temp, tb) >= 0) return 1;   /* warm-up */
     cudaStreamSynchronize(J.st);
     nvtx_push("kgate_ref");
-    int v = ref_run(&j, &r, 0, 0);
+    int v = ref_call(&j, t->mid, a, b, o, temp, tb);
     cudaError_t e = cudaStreamSynchronize(J.st);
     nvtx_pop();
-    free_size(&r);
+    cudaFree(a);
+    if (b) cudaFree(b);
+    cudaFree(o);
+    if (temp) cudaFree(temp);
     cublasDestroy(J.blas);
     return v >= 0 || e != cudaSuccess ? 1 : 0;
 }

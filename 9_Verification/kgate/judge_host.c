@@ -1,8 +1,9 @@
 /* judge_host.c: the judge's host-side work (judge.h): driving the harness,
- * validating its replies, the small shapes against the CPU reference in
- * double, and the gate's side of a session. No CUDA here, so all of it is
- * unit-tested without a GPU, against fake harnesses that lie
- * (tests/test_judge.c). */
+ * validating its replies, the timed cycles and their clock (the GPU work
+ * around them is judge.cu's, behind kg_gpu_ops), the small shapes against
+ * the CPU reference in double, and the gate's side of a session. No CUDA
+ * here, so all of it is unit-tested without a GPU, against fake harnesses
+ * that lie and cheat (tests/test_judge.c). */
 #define _GNU_SOURCE
 #include "judge.h"
 #include "timing.h"
@@ -45,6 +46,7 @@ int kg_judge_msg_valid(kg_judge_msg *m)
         if (!isfinite(t[i]) || t[i] < 0 || t[i] > 1e9) return 0;
     if (m->shapes_checked < 0 || m->shapes_checked > 100) return 0;
     if (!isfinite(m->allow_ms) || m->allow_ms < -1 || m->allow_ms > 1e3) return 0;
+    if (!isfinite(m->gpu_wait_s) || m->gpu_wait_s < 0 || m->gpu_wait_s > 1e5) return 0;
     if (m->wall_batches < 0 || m->timed_batches < 0 || m->wall_batches > m->timed_batches ||
         m->timed_batches > 1000) return 0;
     if (m->mm_n < 0 || m->mm_n > KG_MAX_MISMATCH || m->mm_count > m->mm_checked) return 0;
@@ -83,16 +85,25 @@ static int lost(kg_judge *j, int timed_out, const char *fmt, ...)
     return KG_V_L2;
 }
 
-int kg_judge_call(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms)
+uint64_t kg_judge_rand(kg_judge *j)
+{
+    uint64_t x = j->rng ? j->rng : 0x9e3779b97f4a7c15ULL;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return j->rng = x;
+}
+
+int kg_judge_call_fd(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms, int fd)
 {
     c->magic = KG_CMD_MAGIC;
     c->seq = ++j->seq;
     double t0 = kg_now();
-    if (kg_write_all(j->cmd_fd, c, sizeof *c) != 0) {
+    if (kg_send_cmd(j->cmd_fd, c, fd) != 0) {
         lost(j, 0, "the candidate's process is gone (it stopped reading) while %s", j->m->stage);
         return -1;
     }
-    int rc = kg_read_exact(j->rep_fd, r, sizeof *r, j->deadline);
+    int rc = kg_read_exact_spin(j->rep_fd, r, sizeof *r, j->deadline, j->spin_s);
     double t1 = kg_now();
     /* what the separate process costs: a round trip per command (the
      * candidate's own work inside the wait is not overhead); data copies
@@ -114,6 +125,11 @@ int kg_judge_call(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms)
         return -1;
     }
     return 0;
+}
+
+int kg_judge_call(kg_judge *j, kg_cmd *c, kg_rep *r, double *wall_ms)
+{
+    return kg_judge_call_fd(j, c, r, wall_ms, -1);
 }
 
 void kg_judge_mismatches(kg_judge *j, const char *shape, size_t bad, size_t checked, const kg_mismatches *mm)
@@ -150,8 +166,22 @@ int kg_judge_status_verdict(kg_judge *j, const kg_rep *r)
         snprintf(d, dl, "%s while %s (%.150s)", en, kg_where_text((int)r->where), j->m->stage);
         return KG_V_L2;
     case KG_ST_NO_DEVICE:
-        snprintf(d, dl, "gate: the candidate's process could not create a CUDA context (%s)", en);
-        return KG_V_L2;
+        if (j->loaded) {
+            /* only the harness's own start-up can say this: once candidate code
+             * is loaded it would be the candidate's word for a way out */
+            j->m->lost = 1;
+            snprintf(d, dl, "protocol violation: the candidate's process claimed to have no CUDA context "
+                     "after it was loaded, while %.150s: tampering", j->m->stage);
+            return KG_V_L2;
+        }
+        /* before any candidate code ran: the machine's failure, not the candidate's */
+        snprintf(d, dl, "gate: the candidate's process could not create a CUDA context (%s: %.100s)", en,
+                 r->text);
+        return KG_V_SKIPPED;
+    case KG_ST_HOOKS:
+        snprintf(d, dl, "refused: a plain candidate defines %.80s, a hook of the gate's PyTorch adapter (only "
+                 "the adapter of a PyTorch candidate may define the gate's kgate_adapter_* symbols)", r->text);
+        return KG_V_L1;
     case KG_ST_CAND_ERROR:
         snprintf(d, dl, "the candidate raised an error while %.100s: \"%.150s\"", j->m->stage, r->text);
         return KG_V_L2;
@@ -163,6 +193,19 @@ int kg_judge_status_verdict(kg_judge *j, const kg_rep *r)
     }
 }
 
+int kg_judge_map(kg_judge *j, int fd, size_t bytes)
+{
+    kg_judge_stage(j, "handing the harness the gate's buffers");
+    kg_cmd c;
+    kg_rep r;
+    memset(&c, 0, sizeof c);
+    c.op = KG_OP_MAP;
+    c.seed = bytes;
+    if (kg_judge_call_fd(j, &c, &r, NULL, fd) != 0) return KG_V_L2;
+    if (r.status != KG_ST_OK) return kg_judge_status_verdict(j, &r);
+    return -1;
+}
+
 int kg_judge_load(kg_judge *j)
 {
     kg_judge_stage(j, "loading the shared object");
@@ -170,6 +213,9 @@ int kg_judge_load(kg_judge *j)
     kg_rep r;
     memset(&c, 0, sizeof c);
     c.op = KG_OP_LOAD;
+    c.flags = j->torch ? KG_LOAD_TORCH : 0;
+    /* from this command on, candidate code may run in the harness */
+    j->loaded = 1;
     if (kg_judge_call(j, &c, &r, NULL) != 0) return KG_V_L2;
     if (r.status != KG_ST_OK) return kg_judge_status_verdict(j, &r);
     return -1;
@@ -188,70 +234,147 @@ int kg_judge_dry(kg_judge *j)
     return -1;
 }
 
-int kg_judge_bound(kg_judge *j, double reported, double wall, double *out)
+double kg_judge_figure(double wall_ms, double allow_ms, double copy_ms, int calls)
 {
-    if (!(reported >= 0) || reported > wall + 0.05) {
-        j->m->lost = 1;
-        snprintf(j->m->detail, sizeof j->m->detail,
-                 "protocol violation: the candidate's process reported %.4g ms for calls the judge saw "
-                 "take %.4g ms: tampering", reported, wall);
+    double f = (wall_ms - allow_ms - copy_ms) / (calls > 0 ? calls : 1);
+    return f > 1e-6 ? f : 1e-6;
+}
+
+int kg_judge_pick(kg_judge *j, int calls, int *sel)
+{
+    int all[KG_MAX_BATCH];
+    if (calls > KG_MAX_BATCH) calls = KG_MAX_BATCH;
+    for (int i = 0; i < calls; i++) all[i] = i;
+    int m = calls < KG_CHECKED_CALLS ? calls : KG_CHECKED_CALLS;
+    for (int i = 0; i < m; i++) {
+        int k = i + (int)(kg_judge_rand(j) % (uint64_t)(calls - i));
+        int t = all[i];
+        all[i] = all[k];
+        all[k] = t;
+        sel[i] = all[i];
+    }
+    return m;
+}
+
+int kg_judge_cycle(kg_judge *j, kg_size_run *z, int op, int calls, int batch, uint64_t ns, double *wall_ms,
+                   double *rep_ms)
+{
+    if (calls < 1 || calls > z->slots || calls > KG_MAX_BATCH || !j->gpu) {
+        snprintf(j->m->detail, sizeof j->m->detail, "gate: %d calls for %d buffers", calls, z->slots);
         return KG_V_L2;
     }
-    double allow = j->calibrated ? j->allow_ms : j->ping_ms;
-    double mine = wall - allow;
-    double slack = reported * 0.05 > 0.05 ? reported * 0.05 : 0.05;
-    *out = mine - reported > slack ? mine : reported;
-    return -1;
-}
-
-double kg_judge_per_call(const double *judged, const double *reported, int n)
-{
-    if (n <= 0) return NAN;
-    double least = judged[0];
-    for (int i = 1; i < n; i++)
-        if (judged[i] < least) least = judged[i];
-    double med = stats_median(reported, n);
-    return least > med ? least : med;
-}
-
-int kg_judge_calibrate(kg_judge *j)
-{
-    /* short and long batches of short calls, a batch of long calls, one very long call */
-    static const uint32_t calls[4] = {10, KG_MAX_BATCH, 10, 1};
-    static const uint64_t ns[4] = {20000, 20000, 200000, 5000000};
-    double over[4][3], t0 = kg_now();
-    kg_judge_stage(j, "measuring the round trip of a timed batch (before loading the candidate)");
-    j->calibrated = 0;
-    j->m->allow_ms = -1;
-    for (int rep = 0; rep < 3; rep++)
-        for (int k = 0; k < 4; k++) {
-            kg_cmd c;
-            kg_rep r;
-            double wall = 0;
-            int v;
-            if (j->before_batch && (v = j->before_batch(j)) >= 0) return v;
-            memset(&c, 0, sizeof c);
-            c.op = KG_OP_CALIBRATE;
-            c.n_calls = calls[k];
-            c.seed = ns[k];
-            if (kg_judge_call(j, &c, &r, &wall) != 0) return KG_V_L2;
-            /* refused (no context: LOAD reports it) or nonsense: the ping stays the allowance */
-            if (r.status != KG_ST_OK || !(r.ms >= 0) || r.ms > wall + 0.05) return -1;
-            over[k][rep] = wall - r.ms;
-        }
-    double a = 0;
-    for (int k = 0; k < 4; k++) {
-        double *o = over[k];
-        for (int x = 0; x < 3; x++)
-            for (int y = x + 1; y < 3; y++)
-                if (o[y] < o[x]) { double t = o[x]; o[x] = o[y]; o[y] = t; }
-        if (o[1] > a) a = o[1];
+    kg_cmd c;
+    kg_rep r;
+    memset(&c, 0, sizeof c);
+    c.op = (uint32_t)op;
+    c.task = j->task;
+    for (int d = 0; d < 3; d++) c.d[d] = z->s.d[d];
+    c.seed = ns;
+    c.n_calls = (uint32_t)calls;
+    for (int i = 0; i < calls; i++) {
+        size_t at = z->arena_base + (size_t)i * z->L.slot;
+        c.in0[i] = at + z->L.in0;
+        c.in1[i] = z->L.in1_bytes ? at + z->L.in1 : 0;
+        c.out[i] = at + z->L.out;
     }
-    j->allow_ms = a > 2.0 ? 2.0 : a;
-    j->calibrated = 1;
+    /* the clock starts before the inputs exist: no work on them can start earlier */
+    uint64_t seed = kg_judge_rand(j);
+    double t0 = kg_now();
+    int v = j->gpu->refill(j, z, calls, seed, op == KG_OP_CHECK);
+    if (v >= 0) return v;
+    if (kg_judge_call(j, &c, &r, NULL) != 0) return KG_V_L2;
+    if (r.status != KG_ST_OK) return kg_judge_status_verdict(j, &r);
+    /* after the reply: which calls are checked, and which of their elements
+     * are read now; the clock stops when the read is done */
+    int sel[KG_MAX_BATCH], m = 1;
+    sel[0] = 0;
+    if (op == KG_OP_BATCH) m = kg_judge_pick(j, calls, sel);
+    uint64_t sseed = kg_judge_rand(j);
+    v = j->gpu->snapshot(j, z, sel, m, sseed);
+    double t1 = kg_now();
+    if (v >= 0) return v;
+    if (wall_ms) *wall_ms = 1e3 * (t1 - t0);
+    if (rep_ms) *rep_ms = r.ms;
+    if (op == KG_OP_CALIBRATE) return -1;
+    return j->gpu->verify(j, z, seed, sel, m, sseed, batch);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int kg_judge_calibrate_size(kg_judge *j, kg_size_run *z)
+{
+    kg_judge_stage(j, "measuring what a timed batch costs at the %s size (before loading the candidate)",
+                   z->which);
+    double ns = z->ref_one_ms * 1e6;
+    if (!(ns >= 1000)) ns = 1000;
+    if (ns > (double)KG_CALIB_MAX_NS) ns = (double)KG_CALIB_MAX_NS;
+    double over[3], t0 = kg_now();
+    for (int k = 0; k < 3; k++) {
+        double wall = 0, rep = 0;
+        int v = kg_judge_cycle(j, z, KG_OP_CALIBRATE, z->calls, 0, (uint64_t)ns, &wall, &rep);
+        if (v >= 0) return v;
+        over[k] = wall > rep ? wall - rep : 0.0;
+    }
+    /* the least: the candidate's figure is the least of its batches too, and
+     * an allowance too large would be time given to the candidate */
+    qsort(over, 3, sizeof over[0], cmp_dbl);
+    z->allow_ms = over[0];
     j->t_io += kg_now() - t0;   /* a cost of the separate judge */
-    j->m->allow_ms = j->allow_ms;
     return -1;
+}
+
+int kg_judge_time_size(kg_judge *j, kg_size_run *z, int no_timing)
+{
+    double wall = 0, rep = 0;
+    kg_judge_stage(j, "checking the %s size %s", z->which, z->shp);
+    int v = kg_judge_cycle(j, z, KG_OP_CHECK, 1, 0, 0, &wall, &rep);
+    if (v >= 0 || no_timing) return v;
+    /* a hopeless candidate is judged on its checked call alone (the whole
+     * cycle: an upper bound on its time), the least of three: one cycle of
+     * a busy machine's can take 20 ms on its own (seen on a loaded
+     * development machine), which must not make a good candidate hopeless */
+    for (int again = 0; again < 2 && wall > 20.0 * z->ref_one_ms && wall > 20.0; again++) {
+        double w2 = 0, r2 = 0;
+        if ((v = kg_judge_cycle(j, z, KG_OP_CHECK, 1, 0, 0, &w2, &r2)) >= 0) return v;
+        if (w2 < wall) { wall = w2; rep = r2; }
+    }
+    if (wall > 20.0 * z->ref_one_ms && wall > 20.0) {
+        z->cand_ms = wall;
+        z->rep_ms = rep;
+        z->timed = 0;
+        return -1;
+    }
+    kg_judge_stage(j, "timing the candidate at the %s size %s", z->which, z->shp);
+    double per[KG_TIMED_BATCHES], reps[KG_TIMED_BATCHES];
+    for (int b = 0; b <= KG_TIMED_BATCHES; b++) {   /* batch 0: warm-up (checked, not counted) */
+        v = kg_judge_cycle(j, z, KG_OP_BATCH, z->calls, b + 1, 0, &wall, &rep);
+        if (v >= 0) return v;
+        if (b == 0) continue;
+        per[b - 1] = kg_judge_figure(wall, z->allow_ms, z->copy_ms, z->calls);
+        reps[b - 1] = rep / z->calls;
+    }
+    qsort(per, KG_TIMED_BATCHES, sizeof per[0], cmp_dbl);
+    qsort(reps, KG_TIMED_BATCHES, sizeof reps[0], cmp_dbl);
+    z->cand_ms = per[0];
+    z->rep_ms = reps[KG_TIMED_BATCHES / 2];
+    z->timed = KG_TIMED_BATCHES;
+    return -1;
+}
+
+size_t kg_gpu_slack(size_t base)
+{
+    size_t eight = (size_t)8 << 30;
+    return base / 2 < eight ? base / 2 : eight;
+}
+
+size_t kg_gpu_limit(size_t total)
+{
+    size_t two = (size_t)2 << 30;
+    return total / 4 > two ? total / 4 : two;
 }
 
 int kg_quiesce(const int *cmd_w, const int *rep_r, int *state, int n, double deadline)
@@ -355,8 +478,11 @@ int kg_judge_small(kg_judge *j, int idx, unsigned long long seed)
         fill_inputs_host(t, s, sd, h0, h1, &z);
         kg_cpu_reference(t, s, h0, h1, ref, mag);
         double t0 = kg_now();
-        memcpy(j->shm + L.in0, h0, L.b0);
-        if (L.b1) memcpy(j->shm + L.in1, h1, L.b1);
+        if (kg_shm_write(j->shm_fd, L.in0, h0, L.b0) != 0 || (L.b1 && kg_shm_write(j->shm_fd, L.in1, h1, L.b1) != 0)) {
+            snprintf(j->m->detail, sizeof j->m->detail, "gate: cannot write the small-shape memory");
+            v = KG_V_L2;
+            break;
+        }
         j->t_io += kg_now() - t0;
         kg_cmd c;
         kg_rep r;
@@ -368,8 +494,11 @@ int kg_judge_small(kg_judge *j, int idx, unsigned long long seed)
         if (r.status != KG_ST_OK) { v = kg_judge_status_verdict(j, &r); break; }
         /* one read of each byte the harness wrote: from here on only the judge's copies count */
         t0 = kg_now();
-        memcpy(out, j->shm + L.out, L.bo);
-        memcpy(out2, j->shm + L.out2, L.bo);
+        if (kg_shm_read(j->shm_fd, L.out, out, L.bo) != 0 || kg_shm_read(j->shm_fd, L.out2, out2, L.bo) != 0 ||
+            kg_shm_read(j->shm_fd, L.back0, back, L.b0) != 0) {
+            v = lost(j, 0, "protocol violation: the small-shape memory could not be read back at %s: tampering", shp);
+            break;
+        }
         j->t_io += kg_now() - t0;
         char msg[200];
         size_t bad;
@@ -401,14 +530,17 @@ int kg_judge_small(kg_judge *j, int idx, unsigned long long seed)
             v = KG_V_L3;
             break;
         }
-        memcpy(back, j->shm + L.back0, L.b0);
         if (memcmp(back, h0, L.b0) != 0) {
             snprintf(j->m->detail, sizeof j->m->detail, "modified its (const) input at %s", shp);
             v = KG_V_L3;
             break;
         }
         if (L.b1) {
-            memcpy(back, j->shm + L.back1, L.b1);
+            if (kg_shm_read(j->shm_fd, L.back1, back, L.b1) != 0) {
+                v = lost(j, 0, "protocol violation: the small-shape memory could not be read back at %s: "
+                         "tampering", shp);
+                break;
+            }
             if (memcmp(back, h1, L.b1) != 0) {
                 snprintf(j->m->detail, sizeof j->m->detail, "modified its (const) input at %s", shp);
                 v = KG_V_L3;

@@ -1148,7 +1148,7 @@ static int selftest(kg_sandbox *sb, char *err, size_t len)
     return 0;
 }
 
-int kg_sandbox_setup(kg_sandbox *sb, const char *bindir, int no_sandbox, char *err, size_t len)
+int kg_sandbox_setup(kg_sandbox *sb, const char *helperdir, int no_sandbox, char *err, size_t len)
 {
     memset(sb, 0, sizeof *sb);
     sb->enabled = !no_sandbox;
@@ -1156,8 +1156,8 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *bindir, int no_sandbox, char *e
     sb->uid_base = 61000;
     sb->drop_uid = 1;
     char bin_real[PATH_MAX];
-    if (real_path_into(bindir, bin_real, sizeof bin_real) == 0) bindir = bin_real;   /* the sandbox binds absolute paths */
-    snprintf(sb->stub, sizeof sb->stub, "%.1000s/kgate-sandbox", bindir);
+    if (real_path_into(helperdir, bin_real, sizeof bin_real) == 0) helperdir = bin_real;   /* the sandbox binds absolute paths */
+    snprintf(sb->stub, sizeof sb->stub, "%.1000s/kgate-sandbox", helperdir);
     if (access(sb->stub, X_OK) != 0) {
         snprintf(err, len, "%s is missing: build with make -C 9_Verification/kgate", sb->stub);
         return -1;
@@ -1203,7 +1203,7 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *bindir, int no_sandbox, char *e
         }
         add_ro(sb, sys[i]);
     }
-    add_ro(sb, bindir);
+    add_ro(sb, helperdir);   /* the helpers only: not bin/, not the work tree */
     add_ro(sb, sb->cuda_path);
     add_ro_list(sb, ld);
     add_ro(sb, getenv("KGATE_CLANG_RESOURCE_DIR"));

@@ -43,7 +43,7 @@ typedef enum { KG_SB_SCAN, KG_SB_COMPILE, KG_SB_HARNESS } kg_sb_kind;
 typedef struct {
     int enabled;                  /* 0: --no-sandbox (children run unconfined) */
     char bwrap[1024];             /* bubblewrap: $KGATE_BWRAP, else bwrap on PATH */
-    char stub[1024];              /* bin/kgate-sandbox (runs inside, before the target) */
+    char stub[1024];              /* <helperdir>/kgate-sandbox (runs inside, before the target) */
     int as_root;                  /* the gate runs as root: sandboxes switch to their own uid */
     unsigned uid_base;            /* sandbox uid = uid_base + slot (root only) */
     int drop_uid;                 /* 0 after the GPU fallback (uid 0, no capabilities) */
@@ -141,7 +141,7 @@ typedef struct {
  * (a start, a write outside refused, a connect refused, the monitor sees
  * them). no_sandbox: enabled = 0 with the warning in desc. Returns 0, or -1
  * with the reason in err (the gate then refuses to run candidates). */
-int kg_sandbox_setup(kg_sandbox *sb, const char *bindir, int no_sandbox, char *err, size_t len);
+int kg_sandbox_setup(kg_sandbox *sb, const char *helperdir, int no_sandbox, char *err, size_t len);
 
 /* One more read-only bind (e.g. the folder of an nvcc given with --nvcc). */
 void kg_sandbox_add_ro(kg_sandbox *sb, const char *path);

@@ -2,12 +2,14 @@
  *
  * Started by the gate inside the sandbox, one per candidate, while nvcc
  * compiles it: it creates its CUDA context, then obeys the judge's commands
- * (proto.h) on fd 3, answers on fd 4 and moves data through the shared
- * memory on fd 5. It loads /scratch/cand.so, calls its launch() as the
- * contract says, and hands back what the candidate wrote. It judges nothing:
- * the judge, another process that never loads candidate code, compares the
- * outputs it copies out of the shared memory with its own references, and
- * treats everything this process says (times, statuses, texts) as untrusted.
+ * (proto.h) on fd 3, answers on fd 4 and moves the small shapes' data
+ * through the sealed memory file on fd 5. It maps the judge's arena (MAP:
+ * GPU memory the judge owns), loads /scratch/cand.so and calls its launch()
+ * as the contract says, on buffers the judge names. It judges nothing: the
+ * judge, another process that never loads candidate code, reads the
+ * outputs from its own memory on its own stream, compares them with its own
+ * references, keeps its own clock, and treats everything this process says
+ * (times, statuses, texts) as untrusted.
  *
  *   kgate-harness --device=N [--so=PATH] [--dry] [--preload=LIB]
  *   kgate-harness --device=N --so=PATH --explain=TASK [--seed=S]
@@ -25,6 +27,9 @@
  * exports kgate_adapter_error (the text of an exception the candidate
  * raised: reported as KG_ST_CAND_ERROR) and kgate_adapter_poison (1: fill
  * the allocator's free memory with NaN before the call, for checked calls).
+ * They are honoured only when the judge's LOAD says the candidate is a
+ * PyTorch one; a plain candidate that defines any kgate_adapter_* symbol is
+ * refused (KG_ST_HOOKS).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -37,6 +42,7 @@
 
 #include <cuda_runtime.h>
 
+#include "arena.cuh"
 #include "fill.cuh"
 #include "proto.h"
 #include "sandbox.h"
@@ -49,17 +55,14 @@ static struct {
     const char *so;
     void *fn;                      /* the candidate's launch */
     char *adapter_error;           /* a PyTorch candidate's exception text (in its .so) */
-    int *adapter_poison, *adapter_nocopy;
-    void (*adapter_flush)(void);   /* its result into the gate's buffer, after the timing */
-    int flush_pending;             /* a timed batch's result not yet in the buffer */
+    int *adapter_poison;
     cudaStream_t st;               /* non-blocking: the legacy stream does not order with it */
     unsigned char *shm;
     size_t shm_bytes;
-    /* mid/large */
-    const kg_task *t;
-    kg_shape s;
-    void *pool0, *pool1, *out, *sample;
-    size_t elem0, ob;
+    /* the judge's arena (mid and large sizes) */
+    kg_vmm vmm;
+    CUdeviceptr arena;
+    size_t arena_bytes;
     cudaEvent_t e0, e1;
 } H;
 
@@ -120,12 +123,56 @@ static void cand_call(const kg_task *t, kg_shape s, void *in0, void *in1, void *
     }
 }
 
+/* The CUDA context, the stream and the events. At start, while the
+ * candidate compiles; again at the first command that needs the GPU if that
+ * failed (another process may have held all of the GPU's memory then: the
+ * judge waits for it to come back before a session). */
+static void make_context(void)
+{
+    if (H.ctx_ok) return;
+    cudaGetLastError();
+    cudaError_t e = cudaSetDevice(H.device);
+    /* spin, do not sleep, while waiting for the GPU: the answer comes sooner */
+    if (e == cudaSuccess && cudaSetDeviceFlags(cudaDeviceScheduleSpin) != cudaSuccess) cudaGetLastError();
+    if (e == cudaSuccess) e = cudaFree(0);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&H.sm, cudaDevAttrMultiProcessorCount, H.device);
+    if (e == cudaSuccess && !H.st) e = cudaStreamCreateWithFlags(&H.st, cudaStreamNonBlocking);
+    if (e == cudaSuccess && !H.e0) e = cudaEventCreate(&H.e0);
+    if (e == cudaSuccess && !H.e1) e = cudaEventCreate(&H.e1);
+    /* Keep what the default stream-ordered pool allocated (release
+     * threshold: all) as a long-running application does: candidates
+     * that cudaMallocAsync per call are not timed re-mapping memory. */
+    if (e == cudaSuccess) {
+        cudaMemPool_t pool;
+        uint64_t keep = UINT64_MAX;
+        e = cudaDeviceGetDefaultMemPool(&pool, H.device);
+        if (e == cudaSuccess) e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+    /* pinned small-shape memory: faster copies (not fatal when refused) */
+    if (e == cudaSuccess && H.shm && cudaHostRegister(H.shm, H.shm_bytes, cudaHostRegisterDefault) != cudaSuccess)
+        cudaGetLastError();
+    H.ctx_ok = e == cudaSuccess;
+    H.ctx_err = e;
+}
+
+/* No context (at start nor now): the judge hears it before any candidate
+ * code is loaded, so it is the machine's failure, not the candidate's. */
+static int no_context(uint32_t seq)
+{
+    if (H.dry) return 0;
+    make_context();
+    if (H.ctx_ok) return 0;
+    reply(seq, KG_ST_NO_DEVICE, KG_AT_CONTEXT, (int)H.ctx_err, 0, cudaGetErrorString(H.ctx_err));
+    return 1;
+}
+
 static void op_load(const kg_cmd *c)
 {
-    if (!H.dry && !H.ctx_ok) {
-        reply(c->seq, KG_ST_NO_DEVICE, KG_AT_CONTEXT, (int)H.ctx_err, 0, cudaGetErrorString(H.ctx_err));
+    if (H.fn) {
+        reply(c->seq, KG_ST_BAD_CMD, KG_AT_NONE, 0, 0, "loaded already");
         return;
     }
+    if (no_context(c->seq)) return;
     void *h = dlopen(H.so, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         reply(c->seq, KG_ST_LOAD_ERROR, KG_AT_NONE, 0, 0, dlerror());
@@ -136,11 +183,54 @@ static void op_load(const kg_cmd *c)
         reply(c->seq, KG_ST_NO_LAUNCH, KG_AT_NONE, 0, 0, "no extern \"C\" launch()");
         return;
     }
-    H.adapter_error = (char *)dlsym(h, "kgate_adapter_error");
-    H.adapter_poison = (int *)dlsym(h, "kgate_adapter_poison");
-    H.adapter_nocopy = (int *)dlsym(h, "kgate_adapter_nocopy");
-    *(void **)&H.adapter_flush = dlsym(h, "kgate_adapter_flush");
-    if (!H.adapter_flush) H.adapter_nocopy = NULL;
+    /* the PyTorch adapter's hooks: only the gate's adapter of a PyTorch
+     * candidate defines them; a plain candidate that does is refused */
+    static const char *const hooks[] = {"kgate_adapter_error", "kgate_adapter_poison", "kgate_adapter_nocopy",
+                                        "kgate_adapter_flush"};
+    if (!(c->flags & KG_LOAD_TORCH)) {
+        for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++)
+            if (dlsym(h, hooks[i])) {
+                reply(c->seq, KG_ST_HOOKS, KG_AT_NONE, 0, 0, hooks[i]);
+                return;
+            }
+    } else {
+        H.adapter_error = (char *)dlsym(h, "kgate_adapter_error");
+        H.adapter_poison = (int *)dlsym(h, "kgate_adapter_poison");
+    }
+    reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL);
+}
+
+/* MAP: the judge's arena, its fd with the command. Imported and mapped
+ * read-write here; the previous one (if any) unmapped. */
+static void op_map(const kg_cmd *c, int fd)
+{
+    if (fd < 0) {
+        reply(c->seq, KG_ST_BAD_CMD, KG_AT_MAP, 0, 0, "no descriptor with MAP");
+        return;
+    }
+    if (no_context(c->seq)) { close(fd); return; }
+    const char *what = NULL;
+    if (kg_vmm_load(&H.vmm, &what) != 0) {
+        close(fd);
+        reply(c->seq, KG_ST_CUDA_ERROR, KG_AT_MAP, (int)cudaErrorNotSupported, 0, what);
+        return;
+    }
+    if (H.arena) kg_vmm_unmap(&H.vmm, H.arena, H.arena_bytes);
+    H.arena = 0;
+    H.arena_bytes = 0;
+    CUmemGenericAllocationHandle h;
+    CUresult r = H.vmm.import_fd(&h, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    close(fd);
+    if (r == CUDA_SUCCESS) {
+        r = kg_vmm_map(&H.vmm, H.device, h, (size_t)c->seed, &H.arena);
+        H.vmm.release(h);   /* the mapping keeps the memory */
+    }
+    if (r != CUDA_SUCCESS) {
+        H.arena = 0;
+        reply(c->seq, KG_ST_CUDA_ERROR, KG_AT_MAP, (int)cudaErrorMemoryAllocation, 0, "cannot map the arena");
+        return;
+    }
+    H.arena_bytes = (size_t)c->seed;
     reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL);
 }
 
@@ -196,82 +286,29 @@ static void op_small(const kg_cmd *c)
     reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL);
 }
 
-static void release(void)
-{
-    if (H.pool0) cudaFree(H.pool0);
-    if (H.pool1) cudaFree(H.pool1);
-    if (H.out) cudaFree(H.out);
-    if (H.sample) cudaFree(H.sample);
-    H.pool0 = H.pool1 = H.out = H.sample = NULL;
-}
-
-static void op_prepare(const kg_cmd *c)
-{
-    release();
-    H.t = kg_task_at(c->task);
-    H.s = (kg_shape){{c->d[0], c->d[1], c->d[2]}};
-    kg_sizes z = kg_task_sizes(H.t, H.s);
-    size_t n0 = kg_pool_elems(z.in0), n1 = z.in1 ? kg_pool_elems(z.in1) : 0;
-    H.elem0 = z.in_elem;
-    H.ob = z.out * z.out_elem;
-    HG(cudaMalloc(&H.pool0, n0 * z.in_elem), KG_AT_ALLOC);
-    if (n1) HG(cudaMalloc(&H.pool1, n1 * z.in_elem), KG_AT_ALLOC);
-    HG(cudaMalloc(&H.out, H.ob + KG_GUARD), KG_AT_ALLOC);
-    HG(cudaMalloc(&H.sample, (size_t)KG_SAMPLE * 4), KG_AT_ALLOC);
-    kg_fill_pools(H.t, H.s, H.pool0, n0, H.pool1, n1, c->seed, H.sm * 8, H.st);
-    HG(cudaGetLastError(), KG_AT_FILL);
-    HG(cudaMemsetAsync(H.out, 0xFF, H.ob, H.st), KG_AT_FILL);
-    HG(cudaMemsetAsync((char *)H.out + H.ob, 0xA5, KG_GUARD, H.st), KG_AT_FILL);
-    HG(cudaStreamSynchronize(H.st), KG_AT_FILL);
-    reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL);
-}
-
-/* A PyTorch candidate's last result into the gate's output buffer. After a
- * timed batch this waits for the next command (the judge's check of the
- * output): done before the batch's reply it sat on the judge's clock (0.1 ms
- * and more at 67M elements on the H200). 0, or 1 with the reply sent. */
-static int flush_result(uint32_t seq)
-{
-    if (!H.flush_pending) return 0;
-    H.flush_pending = 0;
-    H.adapter_flush();
-    if (adapter_failed(seq)) return 1;
-    cudaError_t e = cudaStreamSynchronize(H.st);
-    if (e != cudaSuccess) {
-        reply(seq, KG_ST_CUDA_ERROR, KG_AT_OUTPUTS, (int)e, 0, cudaGetErrorName(e));
-        return 1;
-    }
-    return 0;
-}
-
-/* CHECK (one call at offset 0 on a poisoned output) and BATCH (n calls at
- * the judge's offsets, back to back, no host synchronisation inside):
- * CUDA events around the calls. */
+/* CHECK (one call, the judge poisoned its output) and BATCH (n calls, each
+ * on its own buffers in the arena, back to back, no host synchronisation
+ * inside). The reply waits until the whole device is idle: the judge's
+ * clock runs until it has read the outputs itself, so an answer before the
+ * work is done gains nothing, and work still running then changes outputs
+ * the judge has already read (L3). The events are for information only. */
 static void op_calls(const kg_cmd *c)
 {
-    if (!H.pool0 || H.t != kg_task_at(c->task)) {
-        reply(c->seq, KG_ST_BAD_CMD, KG_AT_NONE, 0, 0, "no prepared size");
+    const kg_task *t = kg_task_at(c->task);
+    if (!H.fn || !H.arena || !t) {
+        reply(c->seq, KG_ST_BAD_CMD, KG_AT_NONE, 0, 0, !H.fn ? "nothing loaded" : "no arena");
         return;
     }
-    if (flush_result(c->seq)) return;
-    int check = c->op == KG_OP_CHECK;
-    if (check) {
-        HG(cudaMemsetAsync(H.out, 0xFF, H.ob, H.st), KG_AT_INPUTS);
-        HG(cudaStreamSynchronize(H.st), KG_AT_INPUTS);
-    }
-    uint32_t n = check ? 1 : c->n_calls;
-    if (H.adapter_poison) *H.adapter_poison = check;
-    if (H.adapter_nocopy) *H.adapter_nocopy = 1;
-    /* the gate's empty kernel first: the GPU's switch from the judge's context
-     * (its L2 flush ran just before) to this one happens before e0, not in the
-     * candidate's time (the judge's clock still sees it: the calibration pays
-     * it too) */
+    kg_shape s = {{c->d[0], c->d[1], c->d[2]}};
+    char *base = (char *)H.arena;
+    if (H.adapter_poison) *H.adapter_poison = c->op == KG_OP_CHECK;
+    /* the gate's empty kernel first: the GPU's switch from the judge's
+     * context happens before e0 */
     kg_delay<<<1, 1, 0, H.st>>>(1ULL);
     HG(cudaEventRecord(H.e0, H.st), KG_AT_TIMING);
-    for (uint32_t i = 0; i < n; i++) {
-        char *a = (char *)H.pool0 + (check ? 0 : c->off0[i]) * H.elem0;
-        char *b = H.pool1 ? (char *)H.pool1 + (check ? 0 : c->off1[i]) * 4 : NULL;
-        cand_call(H.t, H.s, a, b, H.out, H.st);
+    for (uint32_t i = 0; i < c->n_calls; i++) {
+        kg_sizes z = kg_task_sizes(t, s);
+        cand_call(t, s, base + c->in0[i], z.in1 ? base + c->in1[i] : NULL, base + c->out[i], H.st);
         if (adapter_failed(c->seq)) return;
     }
     cudaError_t le = cudaGetLastError();
@@ -280,60 +317,32 @@ static void op_calls(const kg_cmd *c)
         return;
     }
     HG(cudaEventRecord(H.e1, H.st), KG_AT_TIMING);
-    HG(cudaEventSynchronize(H.e1), KG_AT_SYNC);
+    HG(cudaDeviceSynchronize(), KG_AT_SYNC);
     float ms = 0;
     HG(cudaEventElapsedTime(&ms, H.e0, H.e1), KG_AT_TIMING);
-    if (H.adapter_nocopy) {
-        /* a PyTorch candidate: its last result into the output, untimed
-         * (after a timed batch: when the judge next asks, flush_result) */
-        *H.adapter_nocopy = 0;
-        H.flush_pending = 1;
-        if (check && flush_result(c->seq)) return;
-    }
-    if (check) HG(cudaDeviceSynchronize(), KG_AT_SYNC);
     reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, ms, NULL);
 }
 
-/* CALIBRATE: timed exactly as op_calls times a batch, but the calls are the
- * gate's own delay kernel. Refused once anything is loaded: the judge only
- * trusts what it measures here while no candidate code has run in this
- * process (judge.h, "round-trip allowance"). */
+/* CALIBRATE: answered exactly as op_calls answers a batch, but the calls
+ * are the gate's own delay kernel. Refused once anything is loaded: the
+ * judge only trusts what it measures here while no candidate code has run
+ * in this process (judge.h, kg_judge_calibrate_size). */
 static void op_calibrate(const kg_cmd *c)
 {
-    if (H.fn || !H.ctx_ok) {
-        reply(c->seq, KG_ST_BAD_CMD, KG_AT_NONE, 0, 0, H.fn ? "calibration after LOAD" : "no context");
+    if (H.fn) {
+        reply(c->seq, KG_ST_BAD_CMD, KG_AT_NONE, 0, 0, "calibration after LOAD");
         return;
     }
+    if (no_context(c->seq)) return;
     kg_delay<<<1, 1, 0, H.st>>>(1ULL);   /* as op_calls does before e0 */
     HG(cudaEventRecord(H.e0, H.st), KG_AT_TIMING);
     for (uint32_t i = 0; i < c->n_calls; i++) kg_delay<<<1, 1, 0, H.st>>>((unsigned long long)c->seed);
     HG(cudaGetLastError(), KG_AT_TIMING);
     HG(cudaEventRecord(H.e1, H.st), KG_AT_TIMING);
-    HG(cudaEventSynchronize(H.e1), KG_AT_SYNC);
+    HG(cudaDeviceSynchronize(), KG_AT_SYNC);
     float ms = 0;
     HG(cudaEventElapsedTime(&ms, H.e0, H.e1), KG_AT_TIMING);
     reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, ms, NULL);
-}
-
-static void op_fetch(const kg_cmd *c)
-{
-    if (!H.out || H.t != kg_task_at(c->task)) {
-        reply(c->seq, KG_ST_BAD_CMD, KG_AT_NONE, 0, 0, "no prepared size");
-        return;
-    }
-    if (flush_result(c->seq)) return;
-    HG(cudaDeviceSynchronize(), KG_AT_SYNC);
-    if (c->op == KG_OP_FETCH_FULL) {
-        HG(cudaMemcpy(H.shm, H.out, H.ob + KG_GUARD, cudaMemcpyDeviceToHost), KG_AT_OUTPUTS);
-    } else {
-        uint32_t n = c->n_sample > KG_SAMPLE ? KG_SAMPLE : c->n_sample;
-        kg_gather_sample<<<64, 256, 0, H.st>>>((const uint32_t *)H.out, H.ob / 4, c->seed, n,
-                                               (uint32_t *)H.sample);
-        HG(cudaGetLastError(), KG_AT_OUTPUTS);
-        HG(cudaMemcpyAsync(H.shm, H.sample, (size_t)n * 4, cudaMemcpyDeviceToHost, H.st), KG_AT_OUTPUTS);
-        HG(cudaStreamSynchronize(H.st), KG_AT_OUTPUTS);
-    }
-    reply(c->seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL);
 }
 
 /* No GPU: call launch() once with null pointers, for the sandbox tests. */
@@ -358,20 +367,17 @@ static int explain(int task, unsigned long long seed)
     void *h = dlopen(H.so, RTLD_NOW | RTLD_LOCAL);
     H.fn = h ? dlsym(h, "launch") : NULL;
     if (!H.fn) { fprintf(stderr, "kgate-harness: explain: %s\n", dlerror()); return 2; }
-    H.t = t;
-    H.s = t->mid;
-    kg_sizes z = kg_task_sizes(t, H.s);
-    size_t n0 = kg_pool_elems(z.in0), n1 = z.in1 ? kg_pool_elems(z.in1) : 0;
-    H.elem0 = z.in_elem;
-    H.ob = z.out * z.out_elem;
-    if (cudaMalloc(&H.pool0, n0 * z.in_elem) != cudaSuccess ||
-        (n1 && cudaMalloc(&H.pool1, n1 * z.in_elem) != cudaSuccess) || cudaMalloc(&H.out, H.ob + KG_GUARD) != cudaSuccess)
+    kg_shape sh = t->mid;
+    kg_sizes z = kg_task_sizes(t, sh);
+    void *in0 = NULL, *in1 = NULL, *out = NULL;
+    if (cudaMalloc(&in0, z.in0 * z.in_elem) != cudaSuccess || (z.in1 && cudaMalloc(&in1, z.in1 * z.in_elem) != cudaSuccess) ||
+        cudaMalloc(&out, z.out * z.out_elem + KG_GUARD) != cudaSuccess)
         return 2;
-    kg_fill_pools(t, H.s, H.pool0, n0, H.pool1, n1, seed, H.sm * 8, H.st);
-    cand_call(t, H.s, H.pool0, H.pool1, H.out, H.st);   /* warm-up */
+    kg_fill_pools(t, sh, in0, z.in0, in1, z.in1, seed, H.sm * 8, H.st);
+    cand_call(t, sh, in0, in1, out, H.st);   /* warm-up */
     cudaStreamSynchronize(H.st);
     nvtx_push("kgate_cand");
-    cand_call(t, H.s, H.pool0, H.pool1, H.out, H.st);
+    cand_call(t, sh, in0, in1, out, H.st);
     cudaError_t e = cudaStreamSynchronize(H.st);
     nvtx_pop();
     cudaDeviceSynchronize();
@@ -415,26 +421,7 @@ int main(int argc, char **argv)
     if (!H.dry) {
         /* the context first: this overlaps the candidate's compile */
         double t_start = mono_s();
-        cudaError_t e = cudaSetDevice(H.device);
-        if (e == cudaSuccess) e = cudaFree(0);
-        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&H.sm, cudaDevAttrMultiProcessorCount, H.device);
-        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&H.st, cudaStreamNonBlocking);
-        if (e == cudaSuccess) e = cudaEventCreate(&H.e0);
-        if (e == cudaSuccess) e = cudaEventCreate(&H.e1);
-        /* Keep what the default stream-ordered pool allocated (release
-         * threshold: all) as a long-running application does: candidates
-         * that cudaMallocAsync per call are not timed re-mapping memory. */
-        if (e == cudaSuccess) {
-            cudaMemPool_t pool;
-            uint64_t keep = UINT64_MAX;
-            e = cudaDeviceGetDefaultMemPool(&pool, H.device);
-            if (e == cudaSuccess) e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-        }
-        /* pinned shared memory: fast output copies (not fatal when refused) */
-        if (e == cudaSuccess && H.shm && cudaHostRegister(H.shm, H.shm_bytes, cudaHostRegisterDefault) != cudaSuccess)
-            cudaGetLastError();
-        H.ctx_ok = e == cudaSuccess;
-        H.ctx_err = e;
+        make_context();
         /* for the gate's start-up check: what a CUDA context costs here
          * (sizes the sandbox's memory limit; the gate prints it) */
         FILE *st = fopen("/proc/self/status", "r");
@@ -471,23 +458,24 @@ int main(int argc, char **argv)
     if (explain_task >= 0) return explain(explain_task, seed);
     for (;;) {
         kg_cmd c;
-        if (kg_read_exact(KG_FD_CMD, &c, sizeof c, 0) != 0) break;   /* EOF: the session is over */
-        if (!kg_cmd_valid(&c, H.shm_bytes)) {
+        int fd = -1;
+        if (kg_recv_cmd(KG_FD_CMD, &c, &fd) != 0) break;   /* EOF: the session is over */
+        if (!kg_cmd_valid(&c, H.shm_bytes, H.arena_bytes)) {
+            if (fd >= 0) close(fd);
             reply(c.seq, KG_ST_BAD_CMD, KG_AT_NONE, 0, 0, "malformed command");
             continue;
         }
         switch (c.op) {
         case KG_OP_LOAD: op_load(&c); break;
         case KG_OP_SMALL: op_small(&c); break;
-        case KG_OP_PREPARE: op_prepare(&c); break;
+        case KG_OP_MAP: op_map(&c, fd); fd = -1; break;
         case KG_OP_CHECK: case KG_OP_BATCH: op_calls(&c); break;
-        case KG_OP_FETCH_FULL: case KG_OP_FETCH_SAMPLE: op_fetch(&c); break;
-        case KG_OP_RELEASE: release(); reply(c.seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL); break;
         case KG_OP_PING: reply(c.seq, KG_ST_OK, KG_AT_NONE, 0, 0, NULL); break;
         case KG_OP_DRY: op_dry(&c); break;
         case KG_OP_CALIBRATE: op_calibrate(&c); break;
         default: reply(c.seq, KG_ST_BAD_CMD, KG_AT_NONE, 0, 0, "unknown command"); break;
         }
+        if (fd >= 0) close(fd);
     }
     /* The session is over: end at once. The sandbox monitor reports this
      * process when it calls exit_group (sandbox.h, ended_early), and the

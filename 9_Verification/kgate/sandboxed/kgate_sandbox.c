@@ -1,4 +1,5 @@
-/* kgate-sandbox: the first program inside each sandbox (bin/kgate-sandbox).
+/* kgate-sandbox: the first program inside each sandbox (a helper of bin/kgate
+ * in build/libexec/kgate, not a command: bin/kgate runs it).
  *
  * bubblewrap has built the namespaces and mounts; this stub, trusted code
  * of the gate, finishes the job before the target (the static scan, nvcc or
@@ -17,6 +18,10 @@
  *
  * Usage: kgate-sandbox --sock=FD --uid=U --nfds=N --cpu=S --as=B --data=B
  *                      --fsize=B --nofile=N --nproc=N [--selftest] -- argv...
+ * Exit: the target's status once it runs; 126 when the sandbox cannot be
+ * finished (the reason goes to the gate's monitor over --sock, and to
+ * stderr: run by hand, a bad argument says what it is), 127 when the target
+ * cannot be started.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -75,6 +80,8 @@ static void fail(const char *what)
     char m[200];
     snprintf(m, sizeof m, "error:%s: %s", what, strerror(errno));
     say(m, -1);
+    fprintf(stderr, "kgate-sandbox: %s: %s (this is bin/kgate's sandbox stub, run by the gate inside "
+                    "bubblewrap, not a command)\n", what, strerror(errno));
     _exit(126);
 }
 

@@ -14,7 +14,10 @@
 #   - policies: published rejects a printf, lenient does not reject a
 #     divergent barrier; the feedback file has one valid record per candidate;
 #   - --arch with two architectures: a candidate that compiles for only one
-#     is accepted with a note.
+#     is accepted with a note;
+#   - the helpers (kgate-sandbox, kgate-scan, kgate-harness,
+#     kgate-torch-build.py) are in build/libexec/kgate, not bin/; the stub
+#     run by hand says what it is; a gate without them says so.
 # Ends with "N passed, M failed".
 set -u
 cd "$(dirname "$0")/../../.."
@@ -50,9 +53,9 @@ bin/kgate --json "$tmp/sep.json" --static-only "$corpus/relu_basic.cu" > /dev/nu
     || bad "--json FILE (a separate value) was not taken"
 # every option the parser knows is in --help
 bin/kgate --help > "$tmp/help" 2>&1
-opts=$(sed -n '/static const char \*flags\[\] = {/,/};/p;/static const char \*valued\[\] = {/,/};/p' $here/main.c \
+opts=$(sed -n '/static const char \*flags\[\] = {/,/};/p;/static const char \*valued\[\] = {/,/};/p' $here/cli.c \
        | grep -o '"[a-z-]*"' | tr -d '"')
-[ "$(echo "$opts" | wc -w)" -ge 25 ] && ok || bad "could not read the option lists from main.c"
+[ "$(echo "$opts" | wc -w)" -ge 25 ] && ok || bad "could not read the option lists from cli.c"
 for o in $opts; do
     grep -q -- "--$o" "$tmp/help" && ok || bad "--$o is not in --help"
 done
@@ -173,6 +176,27 @@ grep -q "^STATIC-OK relu_basic.cu" "$tmp/o14" && ok || bad "relu_basic for two a
 bin/kgate --compile-only --arch=90 "$tmp/only100.cu" > "$tmp/o15" 2>&1
 grep -q "^L1        only100.cu" "$tmp/o15" && grep -q "only100.cu:4: error" "$tmp/o15" && ok \
     || bad "a candidate for sm_100 only on sm_90: $(grep -A1 only100 "$tmp/o15" | tail -1)"
+
+# --- the helpers are not commands ------------------------------------------------
+# kgate-sandbox, kgate-scan, kgate-harness and kgate-torch-build.py live in
+# build/libexec/kgate, where users do not meet them; bin/ has the gate alone
+lx=build/libexec/kgate
+for h in kgate-sandbox kgate-scan kgate-harness kgate-torch-build.py; do
+    [ -x "$lx/$h" ] && ok || bad "$lx/$h was not built"
+    [ ! -e "bin/$h" ] && ok || bad "bin/$h: a helper in bin/"
+done
+# the stub run by hand says what it is (and exits as the sandbox's failure, 126)
+"$lx/kgate-sandbox" --bogus > "$tmp/o16" 2>&1
+rc=$?
+[ $rc -eq 126 ] && grep -q "kgate-sandbox: --bogus: .*sandbox stub" "$tmp/o16" && ok \
+    || bad "kgate-sandbox --bogus: exit $rc, $(head -1 "$tmp/o16")"
+# a gate whose helpers are missing says so and stops
+mkdir -p "$tmp/bin"
+cp bin/kgate "$tmp/bin/kgate"
+"$tmp/bin/kgate" --static-only "$corpus/relu_basic.cu" > "$tmp/o17" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "kgate: FAIL (helper programs missing)" "$tmp/o17" && grep -q "helper programs are missing" "$tmp/o17" \
+    && ok || bad "a gate without its helpers: exit $rc, $(tail -1 "$tmp/o17")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

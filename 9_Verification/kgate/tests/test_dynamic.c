@@ -237,7 +237,7 @@ static void probe_none(int device, int fd)
     (void)w;
 }
 
-/* The fast path compiles as C++14; C++17-only code fails there (and main.c
+/* The fast path compiles as C++14; C++17-only code fails there (and pipeline.c
  * retries it as C++17), CCCL users go to C++17 at once. Runs nvcc (no GPU). */
 static int compile_exit(const char *src, int cpp17)
 {

@@ -1,4 +1,4 @@
-/* test_sandbox.c: the sandbox (sandbox.c, bin/kgate-sandbox) against a
+/* test_sandbox.c: the sandbox (sandbox.c, the stub kgate-sandbox) against a
  * hostile helper program compiled here. Each test plants a harm and checks
  * both that it did not happen (a canary tree's checksums, a loopback
  * listener that must accept nothing, no process left over) and that the
@@ -139,7 +139,7 @@ static int setup(void **state)
     snprintf(bindir, sizeof bindir, "%s", __FILE__);
     char *p = strstr(bindir, "9_Verification/kgate/tests/test_sandbox.c");
     if (!p) return -1;
-    strcpy(p, "bin");
+    strcpy(p, "build/libexec/kgate");   /* the helpers (kgate-sandbox) */
     snprintf(tmpdir, sizeof tmpdir, "/tmp/kgate_sbtest_XXXXXX");
     if (!mkdtemp(tmpdir)) return -1;
     chmod(tmpdir, 0755);

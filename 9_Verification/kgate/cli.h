@@ -1,0 +1,32 @@
+/* kgate's command line: the options (kg_opts), --help, and their parsing.
+ * Every option is refused with a reason and exit 1 when it is wrong
+ * (tests/test_cli.sh reads the option lists in cli.c and checks --help
+ * names each one). */
+#ifndef KGATE_CLI_H
+#define KGATE_CLI_H
+#include <stdio.h>
+#include "judge.h"
+
+#define MAX_ARCH 4
+
+enum { MODE_FULL, MODE_STATIC, MODE_COMPILE, MODE_DRY };
+
+typedef struct {
+    const char *task, *json, *labels, *arch, *work, *nvcc, *feedback, *python, *ncu;
+    int jobs, mode, no_timing, keep, no_sandbox, policy;
+    int explain;                       /* -1: where ncu is found, 0: never, 1: always (an error without ncu) */
+    int all_devices, n_dev_req, dev_req[KG_MAX_DEV];
+    double timeout, scan_timeout, compile_timeout, torch_timeout, explain_budget;
+    unsigned long long seed;
+    const char **paths;
+    int n_paths;
+} kg_opts;
+
+/* --help's text (and the tasks' signatures) to f */
+void usage(FILE *f);
+/* "kgate: error: <fmt with a>", the FAIL line; returns 1 */
+int bad_arg(const char *fmt, const char *a);
+/* Returns 0, -1 (error printed), or -2 (--help). */
+int parse_args(int argc, char **argv, kg_opts *o);
+
+#endif
