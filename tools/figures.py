@@ -21,6 +21,7 @@ the repository and changes by review like code.
   last_block.svg             partials, fence, ticket: the last block sums (threadFenceReduction)
   stream_overlap.svg         kernels and copies on several streams (concurrentKernels)
   grid_sync.svg              a kernel boundary against grid.sync() (cooperativeGroups)
+  pool_threshold.svg         cudaMalloc, a pool that releases, a pool that keeps (streamOrderedAllocation)
 The output is deterministic (no dates, fixed number formatting), so --check
 compares bytes. Diagrams only: no measured figure is drawn here (those come
 from results/ through tools/charts.py).
@@ -737,6 +738,53 @@ def grid_sync():
     return s
 
 
+# ---- streamOrderedAllocation: what the pool keeps between iterations ----------------------------
+
+def pool_threshold():
+    s = Svg(840, 420, "A temporary buffer every iteration: cudaMalloc, a pool that releases, a pool that keeps")
+    s.text(20, 28, "A temporary buffer every iteration: who pays to map the memory", size=16, weight="bold")
+    s.text(20, 48, "Three iterations of: allocate, the kernels, free, synchronise. Schematic, not to scale "
+           "(the measured times are in the README).", size=12, fill=MUTED)
+    x0, it_gap = 190, 14
+    work = 60
+
+    def row(y, name, sub, parts, pool):
+        s.text(20, y + 14, name, size=12, weight="bold", mono=True)
+        s.text(20, y + 30, sub, size=10.5, fill=MUTED)
+        x = x0
+        for it in range(3):
+            for label, w, fill, edge in parts(it):
+                s.rect(x, y, w - 2, 24, fill=fill, stroke=edge, rx=1)
+                if label:
+                    s.text(x + (w - 2) / 2, y + 16, label, size=9.5, anchor="middle")
+                x += w
+            x += it_gap
+        s.text(x + 4, y + 16, pool, size=10.5, fill=SHARED_EDGE if "keeps" in pool else MUTED)
+
+    mapc, unmap = (BAD, BAD_EDGE), (BAD, BAD_EDGE)
+    row(80, "malloc_free", "cudaMalloc / cudaFree",
+        lambda it: [("map", 36, *mapc), ("kernels", work, THREAD, THREAD_EDGE), ("unmap", 62, *unmap)],
+        "no pool")
+    row(150, "async_release0", "cudaMallocAsync, threshold 0",
+        lambda it: [("map", 36, *mapc), ("kernels", work, THREAD, THREAD_EDGE), ("release", 62, *unmap)],
+        "released at each sync")
+    row(220, "async_keep", "threshold: keep all",
+        lambda it: ([("map", 36, *mapc)] if it == 0 else [("reuse", 38, SHARED, SHARED_EDGE)])
+        + [("kernels", work, THREAD, THREAD_EDGE), ("", 8, SHARED, SHARED_EDGE)],
+        "kept by the pool")
+    row(290, "preallocated", "one buffer, the floor",
+        lambda it: [("kernels", work, THREAD, THREAD_EDGE)], "")
+    s.line(x0, 336, 820, 336, stroke=MUTED, arrow=True)
+    s.text(824, 340, "t", size=11, fill=MUTED)
+    s.rect(20, 356, 16, 14, fill=BAD, stroke=BAD_EDGE)
+    s.text(42, 367, "mapping or releasing device memory: the cost being measured", size=11.5)
+    s.rect(20, 378, 16, 14, fill=SHARED, stroke=SHARED_EDGE)
+    s.text(42, 389, "a freed block taken back from the pool: almost free", size=11.5)
+    s.text(20, 410, "At every synchronisation a pool holding more than its release threshold gives the excess "
+           "back; the default threshold is 0.", size=11.5, fill=MUTED)
+    return s
+
+
 FIGURES = [
     ("thread_indexing.svg", thread_indexing),
     ("smem_tiling.svg", smem_tiling),
@@ -749,6 +797,7 @@ FIGURES = [
     ("last_block.svg", last_block),
     ("stream_overlap.svg", stream_overlap),
     ("grid_sync.svg", grid_sync),
+    ("pool_threshold.svg", pool_threshold),
 ]
 
 
