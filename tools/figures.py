@@ -22,6 +22,7 @@ the repository and changes by review like code.
   stream_overlap.svg         kernels and copies on several streams (concurrentKernels)
   grid_sync.svg              a kernel boundary against grid.sync() (cooperativeGroups)
   pool_threshold.svg         cudaMalloc, a pool that releases, a pool that keeps (streamOrderedAllocation)
+  peer_paths.svg             staged through the host or peer to peer (p2pBandwidthLatencyTest)
 The output is deterministic (no dates, fixed number formatting), so --check
 compares bytes. Diagrams only: no measured figure is drawn here (those come
 from results/ through tools/charts.py).
@@ -785,6 +786,54 @@ def pool_threshold():
     return s
 
 
+# ---- p2pBandwidthLatencyTest: the ways bytes go from one GPU to another -------------------------
+
+def peer_paths():
+    s = Svg(840, 430, "From one GPU to another: staged through the host, or peer to peer over NVLink")
+    s.text(20, 28, "From GPU 0 to GPU 1: staged through the host, or peer to peer", size=16, weight="bold")
+    s.text(20, 48, "What each variant of the sample measures. Schematic: the measured figures are in the "
+           "README.", size=12, fill=MUTED)
+
+    def gpu(x, y, name):
+        s.rect(x, y, 230, 150, fill="#ffffff", stroke=INK, rx=8)
+        s.text(x + 12, y + 22, name, size=13, weight="bold")
+        s.rect(x + 14, y + 34, 96, 40, fill=THREAD, stroke=THREAD_EDGE, rx=4)
+        s.text(x + 62, y + 58, "SMs", size=12, anchor="middle")
+        s.rect(x + 120, y + 34, 96, 40, fill=CPU, stroke=CPU_EDGE, rx=4)
+        s.text(x + 168, y + 52, "copy", size=12, anchor="middle")
+        s.text(x + 168, y + 67, "engines", size=12, anchor="middle")
+        s.rect(x + 14, y + 90, 202, 44, fill=GLOBAL, stroke=GLOBAL_EDGE, rx=4)
+        s.text(x + 115, y + 117, "HBM", size=12, anchor="middle")
+
+    gpu(40, 80, "GPU 0 (source)")
+    gpu(570, 80, "GPU 1 (destination)")
+    # NVLink between them
+    s.rect(330, 110, 180, 34, fill=SHARED, stroke=SHARED_EDGE, rx=6)
+    s.text(420, 132, "NVLink / NVSwitch", size=12, anchor="middle", weight="bold", fill=SHARED_EDGE)
+    s.line(272, 127, 328, 127, stroke=SHARED_EDGE, sw=2.5, arrow=True)
+    s.line(512, 127, 568, 127, stroke=SHARED_EDGE, sw=2.5, arrow=True)
+    s.text(420, 164, "p2p on: cudaDeviceEnablePeerAccess", size=11, anchor="middle", mono=True,
+           fill=SHARED_EDGE)
+    # host path
+    s.rect(300, 300, 240, 50, fill=IDLE, stroke=MUTED, rx=6)
+    s.text(420, 322, "host memory", size=12, anchor="middle", weight="bold")
+    s.text(420, 340, "(the driver's pinned staging buffer)", size=10.5, anchor="middle", fill=MUTED)
+    s.path("M155 232 V325 H298", stroke=BAD_EDGE, sw=2, arrow=True, dash="6 3")
+    s.path("M542 325 H685 V234", stroke=BAD_EDGE, sw=2, arrow=True, dash="6 3")
+    s.text(160, 290, "PCIe", size=11, fill=BAD_EDGE)
+    s.text(690, 290, "PCIe", size=11, fill=BAD_EDGE)
+    s.text(420, 282, "p2p off: every byte crosses host memory", size=11, anchor="middle", fill=BAD_EDGE)
+    # the variants
+    y = 376
+    s.text(20, y, "ce_*_p2p_on / _off:", size=11.5, mono=True)
+    s.text(190, y, "the copy engines move the bytes (cudaMemcpyPeerAsync), no SM time", size=11.5)
+    s.text(20, y + 18, "sm_write_*:", size=11.5, mono=True)
+    s.text(190, y + 18, "a kernel on GPU 0 stores into GPU 1's memory through a pointer", size=11.5)
+    s.text(20, y + 36, "sm_read_*:", size=11.5, mono=True)
+    s.text(190, y + 36, "a kernel on GPU 1 loads GPU 0's memory: each load waits for the link", size=11.5)
+    return s
+
+
 FIGURES = [
     ("thread_indexing.svg", thread_indexing),
     ("smem_tiling.svg", smem_tiling),
@@ -798,6 +847,7 @@ FIGURES = [
     ("stream_overlap.svg", stream_overlap),
     ("grid_sync.svg", grid_sync),
     ("pool_threshold.svg", pool_threshold),
+    ("peer_paths.svg", peer_paths),
 ]
 
 
