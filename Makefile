@@ -35,6 +35,9 @@
 # the kernel code computes the right answer (not how fast it is):
 #   sh 0_Simple/firstKernel/tests/cpu_sim/run.sh     saxpy at five sizes (seconds);
 #                       --exercise=FILE checks an exercise (what make try uses)
+#   sh 0_Simple/vectorAdd/tests/cpu_sim/run.sh       naive and grid_stride_float4 at
+#                       the sample's check sizes, guard zone watched (seconds);
+#                       --exercise=FILE checks an exercise
 #   sh 0_Simple/matrixMul/tests/cpu_sim/run.sh --quick   every SGEMM variant at
 #                       the --quick check shapes and its tile shape (a minute)
 #   sh 3_Imaging/histogram/tests/cpu_sim/run.sh      every histogram variant (3 min)
@@ -43,6 +46,9 @@
 #   sh 6_Advanced/tensorCoreGemm/tests/cpu_sim/run.sh   not the kernels (they need
 #                       the tensor cores): the layout functions its exercises
 #                       change (swizzle, tile order, wgmma descriptor)
+#   sh 6_Advanced/threadFenceReduction/tests/cpu_sim/run.sh   single_pass, _u8 and
+#                       multi_pass, blocks in a shuffled order, launches back to back
+#                       on one counter (under a minute); --exercise=FILE checks an exercise
 #
 # Samples are discovered: any folder N_Group/name/ (N = 0..8) with a Makefile,
 # except the 8_Debugging case studies (below).

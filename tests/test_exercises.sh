@@ -87,7 +87,7 @@ try_refused() {  # WHAT MUST-SAY ARGS...
 }
 try_refused "no sample" "no sample named 'noSuchSample'" noSuchSample 1
 try_refused "not a name" "is not a sample name" '../etc' 1
-try_refused "no exercises" "vectorAdd has no exercises" vectorAdd 1
+try_refused "no exercises" "deviceQuery has no exercises" deviceQuery 1
 try_refused "not a number" "EX='x' is not an exercise number" firstKernel x
 try_refused "no such exercise" "firstKernel has no exercise 7" firstKernel 7
 try_refused "bad ANSWER" "ANSWER='yes'" firstKernel 1 yes

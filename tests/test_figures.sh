@@ -14,7 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 if python3 tools/figures.py --check >"$tmp/out" 2>&1; then ok
 else bad "docs/figures/ is not what tools/figures.py draws (run make figures): $(cat "$tmp/out")"; fi
-for f in thread_indexing smem_tiling reduction_tree privatized_histogram pitch_roi graph_replay; do
+for f in thread_indexing smem_tiling reduction_tree privatized_histogram pitch_roi graph_replay \
+         grid_stride last_block stream_overlap grid_sync pool_threshold peer_paths; do
     if [ -f "docs/figures/$f.svg" ] && grep -q '^<svg xmlns="http://www.w3.org/2000/svg"' "docs/figures/$f.svg"; then ok
     else bad "docs/figures/$f.svg is missing or not an SVG (the lessons link it)"; fi
 done

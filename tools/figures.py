@@ -17,6 +17,12 @@ the repository and changes by review like code.
   pitch_roi.svg              width, pitch and a region of interest (blur)
   graph_replay.svg           stream launches against one graph launch (cudaGraphs)
   tc_datapath.svg            global -> shared -> registers -> tensor cores, by step (tensorCoreGemm)
+  grid_stride.svg            one thread per element against a grid-stride loop of float4s (vectorAdd)
+  last_block.svg             partials, fence, ticket: the last block sums (threadFenceReduction)
+  stream_overlap.svg         kernels and copies on several streams (concurrentKernels)
+  grid_sync.svg              a kernel boundary against grid.sync() (cooperativeGroups)
+  pool_threshold.svg         cudaMalloc, a pool that releases, a pool that keeps (streamOrderedAllocation)
+  peer_paths.svg             staged through the host or peer to peer (p2pBandwidthLatencyTest)
 The output is deterministic (no dates, fixed number formatting), so --check
 compares bytes. Diagrams only: no measured figure is drawn here (those come
 from results/ through tools/charts.py).
@@ -508,6 +514,326 @@ def tc_datapath():
     return s
 
 
+# ---- vectorAdd: one thread per element against a grid-stride loop of float4s ------------
+
+def grid_stride():
+    s = Svg(820, 380, "One thread per element against a grid-stride loop of 16-byte loads")
+    s.text(20, 28, "From one thread per element to a grid-stride loop of float4s", size=16, weight="bold")
+    s.text(20, 48, "n = 26 elements. Schematic: on the GPU the blocks have 256 threads and the grid-stride "
+           "grid fills every SM once.", size=12, fill=MUTED)
+    n, cw, x0 = 26, 21, 110
+    # naive: one thread per element, blocks of 8, the grid rounded up
+    y = 96
+    s.text(20, y - 16, "naive: one thread per element, blocks of 8 threads", size=13, weight="bold")
+    s.text(x0 - 10, y + 16, "c[i]", size=12, anchor="end", mono=True)
+    for i in range(32):
+        live = i < n
+        s.rect(x0 + i * cw, y, cw - 2, 22, fill=THREAD if live else BAD,
+               stroke=THREAD_EDGE if live else BAD_EDGE, dash=None if live else "3 2")
+        s.text(x0 + i * cw + (cw - 2) / 2, y + 15, "t%d" % i if live else "-", size=8.5, anchor="middle",
+               mono=True, fill=INK if live else BAD_EDGE)
+    for b in range(4):
+        s.brace(x0 + b * 8 * cw, x0 + (b + 1) * 8 * cw - 4, y + 26, "block %d" % b, size=11)
+    s.text(20, y + 70, "26 threads, each loads 4 bytes of a and 4 of b once and exits; the 6 threads past "
+           "the end are stopped by if (i < n).", size=11.5, fill=MUTED)
+    # grid-stride float4: 4 threads, float4 groups, rounds
+    y = 220
+    s.text(20, y - 16, "grid_stride_float4: a fixed grid of 4 threads, one float4 (4 elements) each per "
+           "round", size=13, weight="bold")
+    s.text(x0 - 10, y + 16, "c[i]", size=12, anchor="end", mono=True)
+    colours = [(THREAD, THREAD_EDGE), (SHARED, SHARED_EDGE), (GLOBAL, GLOBAL_EDGE), (CPU, CPU_EDGE)]
+    nthreads, n4 = 4, n // 4
+    for i in range(n):
+        g = i // 4
+        t = g % nthreads if g < n4 else i - 4 * n4
+        fill, edge = colours[t]
+        s.rect(x0 + i * cw, y, cw - 2, 22, fill=fill, stroke=edge)
+        s.text(x0 + i * cw + (cw - 2) / 2, y + 15, str(i), size=8.5, anchor="middle", mono=True)
+    for g in range(n4):
+        t, r = g % nthreads, g // nthreads + 1
+        s.brace(x0 + 4 * g * cw, x0 + 4 * (g + 1) * cw - 4, y + 26, "t%d, round %d" % (t, r), size=10.5,
+                color=colours[t][1])
+    s.brace(x0 + 4 * n4 * cw, x0 + n * cw - 4, y + 26, "tail", size=10.5)
+    s.text(x0 + n * cw + 10, y + 12, "t0, t1:", size=10.5, fill=MUTED)
+    s.text(x0 + n * cw + 10, y + 26, "one by one", size=10.5, fill=MUTED)
+    s.text(20, y + 78, "Each load moves 16 bytes per thread (512 contiguous bytes per warp): a quarter of the "
+           "load and store instructions.", size=11.5, fill=MUTED)
+    s.text(20, y + 96, "Neighbouring threads still take neighbouring float4s in every round, so each round "
+           "is one contiguous sweep.", size=11.5, fill=MUTED)
+    s.text(20, y + 124, "for (i = tid; i < n / 4; i += gridDim.x * blockDim.x) c4[i] = a4[i] + b4[i];",
+           size=12, mono=True)
+    s.text(20, y + 142, "for (i = 4 * (n / 4) + tid; i < n; i += gridDim.x * blockDim.x) c[i] = a[i] + b[i];",
+           size=12, mono=True)
+    return s
+
+
+# ---- threadFenceReduction: the last block to finish sums -------------------------------------
+
+def last_block():
+    s = Svg(840, 470, "One launch, one sum: the block that draws the last ticket adds the partial sums")
+    s.text(20, 28, "One launch, one sum: whoever finishes last adds the partial sums", size=16, weight="bold")
+    s.text(20, 48, "A grid of 4 blocks. Blocks finish in any order and never wait for each other; the "
+           "ticket tells each one whether it was the last.", size=12, fill=MUTED)
+    x0, t0 = 150, 160
+    ends = [350, 470, 300, 410]           # when each block's own sum is done
+    order = sorted(range(4), key=lambda b: ends[b])
+    ticket = {b: k for k, b in enumerate(order)}
+    s.text(t0, 76, "each block: sum its share (thread_sum, block_sum)", size=11, fill=MUTED)
+    for b in range(4):
+        y = 90 + b * 46
+        s.text(x0 - 12, y + 17, "block %d" % b, size=12, anchor="end", weight="bold")
+        s.rect(t0, y, ends[b] - t0, 24, fill=THREAD, stroke=THREAD_EDGE)
+        # publish, fence, ticket
+        s.rect(ends[b] + 4, y, 22, 24, fill=GLOBAL, stroke=GLOBAL_EDGE)
+        s.text(ends[b] + 15, y + 16, "P", size=11, anchor="middle", weight="bold")
+        s.line(ends[b] + 31, y - 3, ends[b] + 31, y + 27, stroke=BAD_EDGE, sw=2)
+        last = ticket[b] == 3
+        s.rect(ends[b] + 36, y, 62, 24, fill=SHARED if last else "#ffffff", stroke=SHARED_EDGE if last else INK)
+        s.text(ends[b] + 67, y + 16, "ticket %d" % ticket[b], size=11, anchor="middle", mono=True)
+        if last:
+            s.rect(ends[b] + 104, y, 200, 24, fill=SHARED, stroke=SHARED_EDGE)
+            s.text(ends[b] + 204, y + 16, "sum partials[0..3], *out = sum", size=11, anchor="middle")
+        else:
+            s.text(ends[b] + 106, y + 16, "not last: done", size=11, fill=MUTED)
+    s.line(t0, 278, 800, 278, stroke=MUTED, arrow=True)
+    s.text(806, 282, "time", size=11, fill=MUTED)
+    # legend of the three steps
+    ly = 302
+    s.rect(20, ly, 22, 20, fill=GLOBAL, stroke=GLOBAL_EDGE)
+    s.text(31, ly + 15, "P", size=11, anchor="middle", weight="bold")
+    s.text(50, ly + 15, "thread 0 stores the block's sum: partials[blockIdx.x] = v", size=11.5, mono=True)
+    s.line(31, ly + 28, 31, ly + 50, stroke=BAD_EDGE, sw=2)
+    s.text(50, ly + 44, "__threadfence(): that store is visible to every SM before anything after it",
+           size=11.5, mono=True)
+    s.rect(20, ly + 56, 22, 20, fill="#ffffff", stroke=INK)
+    s.text(50, ly + 71, "ticket = atomicAdd(&retired, 1): 0, 1, 2, ... in the order the blocks get there",
+           size=11.5, mono=True)
+    s.rect(20, ly + 84, 22, 20, fill=SHARED, stroke=SHARED_EDGE)
+    s.text(50, ly + 99, "ticket == gridDim.x - 1: every other partial is already visible; sum them, "
+           "then retired = 0", size=11.5, mono=True)
+    s.text(20, ly + 130, "Without the fence the ticket could be seen before the partial: the last block "
+           "would add a value not yet written.", size=12, fill=BAD_EDGE)
+    s.text(20, ly + 150, "No block waits, so the grid may be larger than what fits on the GPU at once "
+           "(unlike a grid-wide barrier).", size=12, fill=MUTED)
+    return s
+
+
+# ---- concurrentKernels: work on several streams overlapping ------------------------------------
+
+def stream_overlap():
+    s = Svg(840, 560, "Streams: kernels beside kernels, and copies beside compute")
+    s.text(20, 28, "Streams: work on different streams may run at the same time", size=16, weight="bold")
+    s.text(20, 48, "Schematic, not to scale: the measured times are in 6_Advanced/concurrentKernels/README.md.",
+           size=12, fill=MUTED)
+    # part one: kernels
+    x0 = 190
+    s.text(20, 80, "Part one: 4 small kernels", size=13, weight="bold")
+    s.text(20, 104, "one stream", size=12)
+    s.text(20, 120, "(kernels_serial)", size=11, fill=MUTED, mono=True)
+    for k in range(4):
+        x = x0 + k * 92
+        s.rect(x, 90 + k * 12, 86, 11, fill=THREAD, stroke=THREAD_EDGE, rx=1)
+        s.text(x + 43, 99 + k * 12, "k%d" % k, size=9, anchor="middle", mono=True)
+    s.text(x0 + 4 * 92 + 10, 112, "a staircase: each waits for the one before", size=11, fill=MUTED)
+    s.text(20, 170, "4 streams", size=12)
+    s.text(20, 186, "(kernels_concurrent)", size=11, fill=MUTED, mono=True)
+    for k in range(4):
+        x = x0 + k * 6
+        s.rect(x, 156 + k * 12, 86, 11, fill=THREAD, stroke=THREAD_EDGE, rx=1)
+        s.text(x + 43, 165 + k * 12, "k%d" % k, size=9, anchor="middle", mono=True)
+    s.text(x0 + 130, 178, "a stack: the SMs have room for all four; each starts a launch later",
+           size=11, fill=MUTED)
+    # part two: copies and compute
+    s.text(20, 236, "Part two: copy in, transform, copy out", size=13, weight="bold")
+    lanes = [("copy engine, in", GLOBAL, GLOBAL_EDGE), ("SMs", THREAD, THREAD_EDGE),
+             ("copy engine, out", CPU, CPU_EDGE)]
+    h, k_w, d = 160, 56, 150          # stage lengths: copy in, transform, copy out
+
+    def timeline(y, title, sub, chunks):
+        s.text(20, y - 8, title, size=12, weight="bold")
+        s.text(20, y + 8, sub, size=11, fill=MUTED, mono=True)
+        for r, (name, fill, edge) in enumerate(lanes):
+            s.text(x0 - 10, y + 28 + r * 26, name, size=11, anchor="end", fill=edge)
+            s.line(x0, y + 34 + r * 26, 800, y + 34 + r * 26, stroke="#e5e7eb")
+        c = chunks
+        hw, kw, dw = h / c, k_w / c, d / c
+        for i in range(c):
+            xs = [x0 + i * hw, x0 + (i + 1) * hw, None]
+            xs[2] = max(xs[1] + kw, x0 + h / c + kw + i * dw) if c > 1 else xs[1] + kw
+            for r, (x, w) in enumerate(((xs[0], hw), (xs[1], kw), (xs[2], dw))):
+                fill, edge = lanes[r][1], lanes[r][2]
+                s.rect(x, y + 20 + r * 26, w - 2, 20, fill=fill, stroke=edge, rx=1)
+                if c == 1 or w > 30:
+                    s.text(x + (w - 2) / 2, y + 34 + r * 26, ("in", "transform", "out")[r] if c == 1 else "c%d" % i,
+                           size=9.5, anchor="middle", mono=True)
+        return xs[2] + dw
+
+    y1, y2 = 278, 396
+    end1 = timeline(y1, "one stream", "(copy_serial)", 1)
+    end2 = timeline(y2, "4 chunks, 4 streams", "(copy_overlap)", 4)
+    s.line(end1, y1 + 16, end1, y1 + 92, stroke=BAD_EDGE, dash="3 3")
+    s.line(end2, y2 + 16, end2, y2 + 92, stroke=SHARED_EDGE, dash="3 3")
+    s.text(end1 + 6, y1 + 86, "done", size=11, fill=BAD_EDGE)
+    s.text(end2 + 6, y2 + 34, "done sooner: chunk c+1 comes in", size=11, fill=SHARED_EDGE)
+    s.text(end2 + 6, y2 + 48, "while chunk c is transformed and", size=11, fill=SHARED_EDGE)
+    s.text(end2 + 6, y2 + 62, "chunk c-1 goes out", size=11, fill=SHARED_EDGE)
+    s.text(20, 522, "The pipeline runs at the pace of its slowest stage, plus one chunk to fill it and one to "
+           "drain it. Copies overlap only", size=11.5, fill=MUTED)
+    s.text(20, 538, "from pinned host memory (cudaMallocHost), and a copy in beside a copy out needs two copy "
+           "engines.", size=11.5, fill=MUTED)
+    return s
+
+
+# ---- cooperativeGroups: a barrier across the whole grid ------------------------------------------
+
+def grid_sync():
+    s = Svg(840, 480, "A barrier across the grid: a kernel boundary, or grid.sync() in a cooperative launch")
+    s.text(20, 28, "Two phases that need every block's result: two kernels, or one kernel and grid.sync()",
+           size=16, weight="bold")
+    s.text(20, 48, "y = x / sum(x). Phase one: each block writes a partial sum. Phase two: every block adds "
+           "all partials and divides its share.", size=12, fill=MUTED)
+    x0 = 150
+    p1 = [170, 150, 190, 160]     # phase one lengths per block
+    p2 = [150, 170, 140, 160]
+
+    def blocks(y, start1, start2, waits):
+        for b in range(4):
+            yy = y + b * 24
+            s.text(x0 - 10, yy + 14, "block %d" % b, size=11, anchor="end")
+            s.rect(start1, yy, p1[b], 18, fill=THREAD, stroke=THREAD_EDGE, rx=1)
+            if waits:
+                s.rect(start1 + p1[b], yy, start2 - start1 - p1[b], 18, fill=IDLE, stroke="#d1d5db", rx=1,
+                       dash="2 2")
+            s.rect(start2, yy, p2[b], 18, fill=SHARED, stroke=SHARED_EDGE, rx=1)
+            if b == 0:
+                s.text(start1 + p1[b] / 2, yy + 13, "phase one: its partial", size=10, anchor="middle")
+                s.text(start2 + p2[b] / 2, yy + 13, "phase two: y = x / total", size=10, anchor="middle")
+        return y + 4 * 24
+
+    y = 86
+    s.text(20, y - 8, "two_kernels", size=13, weight="bold", mono=True)
+    end1 = x0 + max(p1)
+    gap = 60
+    yb = blocks(y + 8, x0, end1 + gap, False)
+    s.line(end1 + gap / 2, y + 6, end1 + gap / 2, yb + 4, stroke=BAD_EDGE, sw=1.5, dash="5 3")
+    s.text(end1 + gap / 2, yb + 20, "kernel boundary: the first kernel ends, the second is launched",
+           size=11, anchor="middle", fill=BAD_EDGE)
+    s.text(x0 + 4, y + 2, "partial_sums<<<grid, block>>>", size=10.5, mono=True, fill=THREAD_EDGE)
+    s.text(end1 + gap + 4, y + 2, "normalise_by_partials<<<grid, block>>>", size=10.5, mono=True,
+           fill=SHARED_EDGE)
+    y = 250
+    s.text(20, y - 8, "grid_sync", size=13, weight="bold", mono=True)
+    yb = blocks(y + 8, x0, end1 + 8, True)
+    s.line(end1 + 4, y + 6, end1 + 4, yb + 4, stroke=SHARED_EDGE, sw=2)
+    s.text(end1 + 4, yb + 20, "grid.sync(): every block waits here until all have arrived; their writes "
+           "are then visible to all", size=11, anchor="middle", fill=SHARED_EDGE)
+    s.text(x0 + 4, y + 2, "one kernel, launched by cudaLaunchCooperativeKernel", size=10.5, fill=INK)
+    s.rect(x0 + 520, y + 16, 18, 14, fill=IDLE, stroke="#d1d5db", dash="2 2")
+    s.text(x0 + 544, y + 27, "waiting at the barrier", size=10.5, fill=MUTED)
+    s.text(20, 410, "A block waiting at grid.sync() keeps its SM. So every block of the grid must be resident "
+           "at once: a cooperative launch", size=12)
+    s.text(20, 428, "refuses a grid larger than resident blocks per SM x SMs "
+           "(cudaErrorCooperativeLaunchTooLarge). In an ordinary launch a", size=12)
+    s.text(20, 446, "block that never started would never arrive, and the blocks waiting for it would "
+           "wait forever.", size=12, fill=BAD_EDGE)
+    return s
+
+
+# ---- streamOrderedAllocation: what the pool keeps between iterations ----------------------------
+
+def pool_threshold():
+    s = Svg(840, 420, "A temporary buffer every iteration: cudaMalloc, a pool that releases, a pool that keeps")
+    s.text(20, 28, "A temporary buffer every iteration: who pays to map the memory", size=16, weight="bold")
+    s.text(20, 48, "Three iterations of: allocate, the kernels, free, synchronise. Schematic, not to scale "
+           "(the measured times are in the README).", size=12, fill=MUTED)
+    x0, it_gap = 190, 14
+    work = 60
+
+    def row(y, name, sub, parts, pool):
+        s.text(20, y + 14, name, size=12, weight="bold", mono=True)
+        s.text(20, y + 30, sub, size=10.5, fill=MUTED)
+        x = x0
+        for it in range(3):
+            for label, w, fill, edge in parts(it):
+                s.rect(x, y, w - 2, 24, fill=fill, stroke=edge, rx=1)
+                if label:
+                    s.text(x + (w - 2) / 2, y + 16, label, size=9.5, anchor="middle")
+                x += w
+            x += it_gap
+        s.text(x + 4, y + 16, pool, size=10.5, fill=SHARED_EDGE if "keeps" in pool else MUTED)
+
+    mapc, unmap = (BAD, BAD_EDGE), (BAD, BAD_EDGE)
+    row(80, "malloc_free", "cudaMalloc / cudaFree",
+        lambda it: [("map", 36, *mapc), ("kernels", work, THREAD, THREAD_EDGE), ("unmap", 62, *unmap)],
+        "no pool")
+    row(150, "async_release0", "cudaMallocAsync, threshold 0",
+        lambda it: [("map", 36, *mapc), ("kernels", work, THREAD, THREAD_EDGE), ("release", 62, *unmap)],
+        "released at each sync")
+    row(220, "async_keep", "threshold: keep all",
+        lambda it: ([("map", 36, *mapc)] if it == 0 else [("reuse", 38, SHARED, SHARED_EDGE)])
+        + [("kernels", work, THREAD, THREAD_EDGE), ("", 8, SHARED, SHARED_EDGE)],
+        "kept by the pool")
+    row(290, "preallocated", "one buffer, the floor",
+        lambda it: [("kernels", work, THREAD, THREAD_EDGE)], "")
+    s.line(x0, 336, 820, 336, stroke=MUTED, arrow=True)
+    s.text(824, 340, "t", size=11, fill=MUTED)
+    s.rect(20, 356, 16, 14, fill=BAD, stroke=BAD_EDGE)
+    s.text(42, 367, "mapping or releasing device memory: the cost being measured", size=11.5)
+    s.rect(20, 378, 16, 14, fill=SHARED, stroke=SHARED_EDGE)
+    s.text(42, 389, "a freed block taken back from the pool: almost free", size=11.5)
+    s.text(20, 410, "At every synchronisation a pool holding more than its release threshold gives the excess "
+           "back; the default threshold is 0.", size=11.5, fill=MUTED)
+    return s
+
+
+# ---- p2pBandwidthLatencyTest: the ways bytes go from one GPU to another -------------------------
+
+def peer_paths():
+    s = Svg(840, 430, "From one GPU to another: staged through the host, or peer to peer over NVLink")
+    s.text(20, 28, "From GPU 0 to GPU 1: staged through the host, or peer to peer", size=16, weight="bold")
+    s.text(20, 48, "What each variant of the sample measures. Schematic: the measured figures are in the "
+           "README.", size=12, fill=MUTED)
+
+    def gpu(x, y, name):
+        s.rect(x, y, 230, 150, fill="#ffffff", stroke=INK, rx=8)
+        s.text(x + 12, y + 22, name, size=13, weight="bold")
+        s.rect(x + 14, y + 34, 96, 40, fill=THREAD, stroke=THREAD_EDGE, rx=4)
+        s.text(x + 62, y + 58, "SMs", size=12, anchor="middle")
+        s.rect(x + 120, y + 34, 96, 40, fill=CPU, stroke=CPU_EDGE, rx=4)
+        s.text(x + 168, y + 52, "copy", size=12, anchor="middle")
+        s.text(x + 168, y + 67, "engines", size=12, anchor="middle")
+        s.rect(x + 14, y + 90, 202, 44, fill=GLOBAL, stroke=GLOBAL_EDGE, rx=4)
+        s.text(x + 115, y + 117, "HBM", size=12, anchor="middle")
+
+    gpu(40, 80, "GPU 0 (source)")
+    gpu(570, 80, "GPU 1 (destination)")
+    # NVLink between them
+    s.rect(330, 110, 180, 34, fill=SHARED, stroke=SHARED_EDGE, rx=6)
+    s.text(420, 132, "NVLink / NVSwitch", size=12, anchor="middle", weight="bold", fill=SHARED_EDGE)
+    s.line(272, 127, 328, 127, stroke=SHARED_EDGE, sw=2.5, arrow=True)
+    s.line(512, 127, 568, 127, stroke=SHARED_EDGE, sw=2.5, arrow=True)
+    s.text(420, 164, "p2p on: cudaDeviceEnablePeerAccess", size=11, anchor="middle", mono=True,
+           fill=SHARED_EDGE)
+    # host path
+    s.rect(300, 300, 240, 50, fill=IDLE, stroke=MUTED, rx=6)
+    s.text(420, 322, "host memory", size=12, anchor="middle", weight="bold")
+    s.text(420, 340, "(the driver's pinned staging buffer)", size=10.5, anchor="middle", fill=MUTED)
+    s.path("M155 232 V325 H298", stroke=BAD_EDGE, sw=2, arrow=True, dash="6 3")
+    s.path("M542 325 H685 V234", stroke=BAD_EDGE, sw=2, arrow=True, dash="6 3")
+    s.text(160, 290, "PCIe", size=11, fill=BAD_EDGE)
+    s.text(690, 290, "PCIe", size=11, fill=BAD_EDGE)
+    s.text(420, 282, "p2p off: every byte crosses host memory", size=11, anchor="middle", fill=BAD_EDGE)
+    # the variants
+    y = 376
+    s.text(20, y, "ce_*_p2p_on / _off:", size=11.5, mono=True)
+    s.text(190, y, "the copy engines move the bytes (cudaMemcpyPeerAsync), no SM time", size=11.5)
+    s.text(20, y + 18, "sm_write_*:", size=11.5, mono=True)
+    s.text(190, y + 18, "a kernel on GPU 0 stores into GPU 1's memory through a pointer", size=11.5)
+    s.text(20, y + 36, "sm_read_*:", size=11.5, mono=True)
+    s.text(190, y + 36, "a kernel on GPU 1 loads GPU 0's memory: each load waits for the link", size=11.5)
+    return s
+
+
 FIGURES = [
     ("thread_indexing.svg", thread_indexing),
     ("smem_tiling.svg", smem_tiling),
@@ -516,6 +842,12 @@ FIGURES = [
     ("pitch_roi.svg", pitch_roi),
     ("graph_replay.svg", graph_replay),
     ("tc_datapath.svg", tc_datapath),
+    ("grid_stride.svg", grid_stride),
+    ("last_block.svg", last_block),
+    ("stream_overlap.svg", stream_overlap),
+    ("grid_sync.svg", grid_sync),
+    ("pool_threshold.svg", pool_threshold),
+    ("peer_paths.svg", peer_paths),
 ]
 
 

@@ -95,6 +95,16 @@ static void run_grid_stride(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
+/* make try SAMPLE=vectorAdd EX=N builds your exercise in here: its file
+ * (exercises/exN_*.cuh) defines exercise_kernel and its launcher
+ * exercise_run(void *ctx, cudaStream_t s), run as the variant "exercise". */
+#ifdef EXERCISE
+#include EXERCISE
+#define EXERCISE_ROW {"exercise", exercise_run, 0, 1, "your kernel (make try SAMPLE=vectorAdd EX=N)"},
+#else
+#define EXERCISE_ROW
+#endif
+
 /* ---- variant table ----------------------------------------------------- */
 
 typedef struct {
@@ -109,6 +119,7 @@ static const variant variants[] = {
     {"memcpy_d2d", run_memcpy, 1, 0, "cudaMemcpy device-to-device of one array (reference)"},
     {"naive", run_naive, 0, 0, "one thread per element"},
     {"grid_stride_float4", run_grid_stride, 0, 1, "grid-stride loop, 16-byte loads"},
+    EXERCISE_ROW
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 

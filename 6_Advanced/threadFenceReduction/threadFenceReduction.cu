@@ -28,6 +28,7 @@
  *   single_pass         one kernel: partials, __threadfence, atomic ticket, last block sums
  *   single_pass_u8      the same with 8 independent 16-byte loads in flight per thread
  *   single_pass_b1024   the same with 1024 threads per block
+ *   exercise            your kernel, when `make try` builds one (exercises/)
  *
  * Types: --type=float (default), double, int (int accumulates in long long).
  * The inputs are small nonzero integers, so every sum is exact and the check
@@ -124,6 +125,13 @@ __global__ void reduce_single_pass(const In *__restrict__ in, size_t n, A *parti
     }
 }
 
+/* make try SAMPLE=threadFenceReduction EX=N builds your exercise in here: its
+ * file (exercises/exN_*.cuh) defines exercise_kernel, a template with
+ * reduce_single_pass's parameters, run as the variant "exercise" (run_exercise). */
+#ifdef EXERCISE
+#include EXERCISE
+#endif
+
 /* ---- launchers ---------------------------------------------------------- */
 
 typedef struct {
@@ -186,6 +194,23 @@ static void run_single_pass(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
+#ifdef EXERCISE
+/* Your kernel, launched as single_pass launches reduce_single_pass. */
+template <int UNROLL, int BLOCK, typename T>
+static void run_exercise(void *p, cudaStream_t s)
+{
+    typedef typename acc_of<T>::type A;
+    const tfr_ctx *x = (const tfr_ctx *)p;
+    const int block = BLOCK ? BLOCK : x->block;
+    static int cb = 0, c = 0;
+    int r = red_resident_per_sm(exercise_kernel<T, A, UNROLL>, block, &cb, &c);
+    unsigned int grid = grid_for(x, block, r, (size_t)vec16<T>::N * UNROLL);
+    exercise_kernel<T, A, UNROLL><<<grid, block, 0, s>>>((const T *)x->in, x->n, (A *)x->part, x->retired,
+                                                          (A *)x->result);
+    CHECK_LAUNCH();
+}
+#endif
+
 /* The reference: CUB, temporary storage allocated once outside the timing. */
 template <int DUMMY, int DUMMY2, typename T>
 static void run_cub(void *p, cudaStream_t s)
@@ -212,6 +237,9 @@ static const variant variants[] = {
     {"single_pass", BY_TYPE(run_single_pass, 4, 0), 0, 0, "one kernel: __threadfence + atomic ticket, last block sums"},
     {"single_pass_u8", BY_TYPE(run_single_pass, 8, 0), 0, 0, "single pass, 8 loads in flight per thread"},
     {"single_pass_b1024", BY_TYPE(run_single_pass, 4, 1024), 0, 1024, "single pass, 1024 threads per block"},
+#ifdef EXERCISE
+    {"exercise", BY_TYPE(run_exercise, 4, 0), 0, 0, "your kernel (make try SAMPLE=threadFenceReduction EX=N)"},
+#endif
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -239,7 +267,7 @@ static const opt_spec sample_opts[] = {
                  &opt_stress, 0, 100000),
 };
 
-static const size_t issue_sizes[] = {1, 2, 31, 33, 1000, (1u << 20) + 1, 1u << 28};
+static const size_t sizes_that_matter[] = {1, 2, 31, 33, 1000, (1u << 20) + 1, 1u << 28};
 static const size_t quick_sizes[] = {1, 2, 31, 33, 1000, 4097, (1u << 20) + 1};
 
 /* ---- checking ----------------------------------------------------------- */
@@ -405,8 +433,8 @@ int main(int argc, char **argv)
 
     size_t sizes[16];
     int nsizes = 0;
-    const size_t *list = opt_check_sizes ? issue_sizes : quick_sizes;
-    int nlist = opt_check_sizes ? (int)(sizeof issue_sizes / sizeof issue_sizes[0])
+    const size_t *list = opt_check_sizes ? sizes_that_matter : quick_sizes;
+    int nlist = opt_check_sizes ? (int)(sizeof sizes_that_matter / sizeof sizes_that_matter[0])
                                 : (int)(sizeof quick_sizes / sizeof quick_sizes[0]);
     for (int k = 0; k < nlist; k++)
         if (opt_check_sizes || list[k] < n) sizes[nsizes++] = list[k];
