@@ -8,7 +8,8 @@
 # Makefiles): its string literals and, since learners read them too, its
 # comments. Not checked: results/ (run files quote what the programs printed
 # then), the kernel gate's corpus (9_Verification/kgate/corpus: candidates
-# written by others, kept as they came) and tests' fixtures.
+# written by others, kept as they came), tests' fixtures, and hidden folders
+# (.git; .carry and the like: git-ignored copies that are not the project's text).
 # Decided on purpose: "issue" and "issues" as English stay allowed (a warp
 # issues an instruction; "bank conflict issues"); only references to the
 # project's own bookkeeping are refused, by the patterns below.
@@ -45,7 +46,7 @@ scan() {
         --include='*.md' --include='*.c' --include='*.cu' --include='*.cuh' --include='*.h' \
         --include='*.py' --include='*.sh' --include='*.sbatch' --include='*.mk' --include='*.gdb' \
         --include=Makefile \
-        --exclude-dir=.git --exclude-dir=results --exclude-dir=build --exclude-dir=bin \
+        --exclude-dir='.?*' --exclude-dir=results --exclude-dir=build --exclude-dir=bin \
         --exclude-dir=fixtures --exclude-dir=corpus . 2>/dev/null | sed 's|^\./||' | sort )
 }
 
