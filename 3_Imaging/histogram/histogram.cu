@@ -384,8 +384,13 @@ static const variant variants[] = {
      0, 0, PRIV_THREADS, "16: fast_r32_nozero, cp.async into a 4-slot ring"},
 #ifdef EXERCISE
     /* The exercise's file defines hist_exercise, EXERCISE_RUN (its launcher,
-     * as BY_BINS(...)) and EXERCISE_BASE (the step it modifies). */
-    {"exercise", EXERCISE_RUN, 0, 1, 0, 1, 0, PRIV_THREADS, "your exercise: " EXERCISE},
+     * as BY_BINS(...)), EXERCISE_BASE (the step it modifies) and, when that
+     * step runs on fewer bytes, EXERCISE_MAX_N (the same limit, so the two
+     * are timed on the same bytes). */
+#ifndef EXERCISE_MAX_N
+#define EXERCISE_MAX_N 0
+#endif
+    {"exercise", EXERCISE_RUN, 0, 1, 0, 1, EXERCISE_MAX_N, PRIV_THREADS, "your exercise: " EXERCISE},
 #endif
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))

@@ -1,6 +1,7 @@
 /* Exercise 1, a reference answer (it is step 02, kernels/02_shared_private.cuh). */
 #define EXERCISE_BASE "global_atomics"
 #define EXERCISE_RUN BY_BINS(run_shared_private, hist_exercise)
+#define EXERCISE_MAX_N GA_MAX_N   /* timed on 2^24 bytes at most, as global_atomics is */
 
 template <int BINS>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)

@@ -191,6 +191,7 @@ static const sim_variant variants[] = {
  * the bins past the launch's BINS and the guard must keep their pattern (as
  * the real checks' check_guard requires of the zone after the output). */
 #define SIM_GUARD_WORDS 8
+static char g_first_failure[256];   /* the first mismatch, repeated on the last line */
 static const u64 SIM_GUARD = 0x5A5A5A5A5A5A5A5AULL;
 
 static int run_one(const sim_variant &v, int bins, int kind, const unsigned char *data, size_t n,
@@ -213,9 +214,12 @@ static int run_one(const sim_variant &v, int bins, int kind, const unsigned char
     for (int b = 0; b < 256 + SIM_GUARD_WORDS; b++) {
         const u64 want = b < bins ? ref[b] : SIM_GUARD;
         if (hist[b] != want) {
-            printf("FAIL %s %s %d bins n=%zu offset %zu grid %u x %u: %s %d expected %llu got %llu\n", v.name,
-                   hist_input_name(kind), bins, n, offset, grid, block,
-                   b < bins ? "bin" : "word past the output, at", b, want, hist[b]);
+            char msg[sizeof g_first_failure];
+            snprintf(msg, sizeof msg, "%s %s %d bins n=%zu offset %zu grid %u x %u: %s %d expected %llu got %llu",
+                     v.name, hist_input_name(kind), bins, n, offset, grid, block,
+                     b < bins ? "bin" : "word past the output, at", b, want, hist[b]);
+            printf("FAIL %s\n", msg);
+            if (!g_first_failure[0]) snprintf(g_first_failure, sizeof g_first_failure, "%s", msg);
             return 0;
         }
     }
@@ -286,6 +290,8 @@ int main(int argc, char **argv)
         fflush(stdout);
         failed += !ok;
     }
-    printf("%d launches simulated\n%s\n", runs, failed ? "SIM FAIL" : "SIM PASS");
+    printf("%d launches simulated\n", runs);
+    if (failed) printf("SIM FAIL: %s\n", g_first_failure);
+    else printf("SIM PASS\n");
     return failed ? 1 : 0;
 }
