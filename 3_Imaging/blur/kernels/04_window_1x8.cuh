@@ -4,11 +4,14 @@
  * and below in registers (the sliding window): the mean of row y is the
  * sum of the 3-sums of rows y-1, y and y+1, so each input row is loaded
  * once per strip (plus the two rows around it) and each row's 3-sum serves
- * three outputs. Blocks of WIN_THREADS threads side by side along a row;
- * no shared memory, no barrier.
+ * three outputs. With it come the two things a strip needs: the kernel is
+ * written for the 3x3 mean only (the window holds 3 rows), and a block is
+ * WIN_THREADS threads side by side along a row instead of a 32x8 tile. No
+ * shared memory, no barrier.
  *
  * Why it should help: 3 loads per pixel (its column and the two beside
- * it) instead of step 01's 9, and 6 additions instead of 8.
+ * it) instead of step 01's 9, and 4 additions instead of 8 (a row's 3-sum is
+ * computed once and used by three outputs).
  * Measured: not yet. */
 namespace window_1x8 {
 constexpr int COLS = 1;        /* a thread's adjacent columns */

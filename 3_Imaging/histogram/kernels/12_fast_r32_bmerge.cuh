@@ -17,7 +17,7 @@
  * Why it should help: fitting time = fixed + n / rate to the 512 MiB and 4
  * GiB + 1 runs gave step 08 about twice step 06's fixed cost per launch (16.6
  * against 8.8 us) although the two launch alike and differ outside the
- * counting loop only in the merge (README, "Step 12 to 16"). Measured (H200,
+ * counting loop only in the merge (README, "Steps 12 to 16"). Measured (H200,
  * 512 MiB, 256 bins; results/H200/histogram.txt, commit d4ff6ab): 4057 GB/s
  * on uniform bytes against step 08's 3916 (191.0% of CUB), 4106 against 3924
  * on equal bytes (116.5%); the fitted fixed cost fell from 16.6 to 9.1-10.7
