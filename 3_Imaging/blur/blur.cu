@@ -22,15 +22,27 @@
  *         bin/blur --quick                     small sizes, for compute-sanitizer
  *         bin/blur --radius=4                  the radius-4 box (the window variants are 3x3 only)
  *         bin/blur --x0=3 --pitch=65796        an unaligned ROI in rows that are not 16-byte aligned
- * Variants (one table below drives checks, timing and --help):
- *   cpu           the CPU reference (common/cpu_ref.c, double sums), timed once
- *   memcpy_d2d    cudaMemcpy device-to-device of width*height*4 bytes: the reference
- *   direct        one thread per pixel, every tap a global load
- *   smem_tile     a 32x8 block loads its pixels and an r-pixel halo into shared memory
- *   separable     row sums into an intermediate image, then column sums and the mean
- *   window_4x8    3x3 only: 4 columns x 8 rows per thread, float4 loads, a register window
- *   window_4x32   the same with 32-row strips
- *   window_8x8    the same with 8 columns (two float4) per thread
+ *
+ * The kernels: one file per step, kernels/NN_<variant>.cuh, in teaching
+ * order; each opens with the one thing it changes from the step before, why,
+ * and what the H200 measured (`diff kernels/07_*.cuh kernels/08_*.cuh` is
+ * the lesson of step 08). This file keeps the launchers, the variant table
+ * (it drives checks, timing and --help), the checks, the timing and main.
+ *   cpu                    the CPU reference (common/cpu_ref.c, double sums), timed once
+ *   memcpy_d2d             cudaMemcpy device-to-device of width*height*4 bytes: the reference
+ *   01 direct              one thread per pixel, every tap a global load
+ *   02 smem_tile           a 32x8 block loads its pixels and an r-pixel halo into shared memory
+ *   03 separable           row sums into an intermediate image, then column sums and the mean
+ *   04 window_1x8          3x3 only: a thread walks 8 rows of its column, row sums in registers
+ *   05 window_1x8_shfl     + the neighbour columns from the neighbour lanes (shuffles)
+ *   06 window_4x8_scalar   + 4 columns per thread
+ *   07 window_4x8_float4   + float4 loads and stores
+ *   08 window_4x8_inflight + 8 rows loaded before any is used
+ *   09 window_4x8          + a multiply by 1/9 away from the ROI's edges
+ *   10 window_4x32         window_4x8 with 32-row strips
+ *   11 window_8x8          window_4x8 with 8 columns (two float4) per thread
+ * Exercises (exercises/README.md): built with
+ * -DEXERCISE='"exercises/exN_<name>.cuh"', they add the variant `exercise`.
  *
  * Bytes counted: 8 per ROI pixel (one 4-byte read, one 4-byte write), 1e9
  * per GB, for every variant and for the copy, which moves exactly those bytes.
@@ -50,313 +62,22 @@
 #include "report.h"
 #include "timing.h"
 
-/* ---- device helpers ---------------------------------------------------- */
-
-/* Everything a kernel needs, passed by value. in and out are separate
- * allocations of the same geometry: the ROI's pixel (x, y) is at byte
- * (y0 + y) * pitch + (x0 + x) * 4 of each. */
-typedef struct {
-    const float *in;   /* the input allocation: image row 0, column 0 */
-    float *out;        /* the output allocation, same pitch */
-    size_t pitch;      /* bytes from one row to the next, in both */
-    int x0, y0;        /* the ROI's first column and row in the image */
-    int width, height; /* the ROI's size in pixels */
-    int radius;        /* half the box's side: 1 is the 3x3 mean */
-    float *tmp;        /* separable only: width x height row sums */
-    size_t tmp_pitch;  /* bytes per row of tmp */
-} blur_args;
-
-/* Byte offset of ROI row y (0 <= y < height) in an allocation: image row
- * y0 + y. The stride is the pitch, never width * sizeof(float): the width is
- * the ROI's, and even the image's own rows are padded to an aligned pitch
- * (README, "Pitch and the region of interest"). */
-__device__ __forceinline__ size_t roi_row_offset(const blur_args *a, int y)
-{
-    return (size_t)(a->y0 + y) * a->pitch;
-}
-
-/* ROI row y of the input and of the output, pointing at image column 0. */
-__device__ __forceinline__ const float *in_row(const blur_args *a, int y)
-{
-    return (const float *)((const char *)a->in + roi_row_offset(a, y));
-}
-
-__device__ __forceinline__ float *out_row(const blur_args *a, int y)
-{
-    return (float *)((char *)a->out + roi_row_offset(a, y));
-}
-
-__device__ __forceinline__ float *tmp_row(const blur_args *a, int y)
-{
-    return (float *)((char *)a->tmp + (size_t)y * a->tmp_pitch);
-}
-
-/* The edge rule's divisor: the ROI pixels in the box of radius r around ROI
- * pixel (x, y), the box clipped to the ROI, columns times rows. */
-__device__ __forceinline__ int box_count(int x, int y, int w, int h, int r)
-{
-    int cols = min(x + r, w - 1) - max(x - r, 0) + 1;
-    int rows = min(y + r, h - 1) - max(y - r, 0) + 1;
-    return cols * rows;
-}
-
-/* ---- kernels ----------------------------------------------------------- */
-
-#define DIRECT_TW 32   /* direct: a block is 32 columns (one warp) by 8 rows */
-#define DIRECT_TH 8
-
-/* 1. direct: one thread per output pixel, (2r+1)^2 loads from global memory.
- * Neighbouring threads load mostly the same pixels, so L1 absorbs most of
- * them; what is left is nine load instructions per pixel for radius 1. */
-__global__ void __launch_bounds__(DIRECT_TW * DIRECT_TH) blur_direct(blur_args a)
-{
-    int x = blockIdx.x * blockDim.x + threadIdx.x;   /* ROI column */
-    int y = blockIdx.y * blockDim.y + threadIdx.y;   /* ROI row */
-    if (x >= a.width || y >= a.height) return;   /* the last blocks hang past the ROI */
-    const int r = a.radius;
-    const int xlo = max(x - r, 0), xhi = min(x + r, a.width - 1);
-    const int ylo = max(y - r, 0), yhi = min(y + r, a.height - 1);
-    float s = 0.0f;
-    for (int yy = ylo; yy <= yhi; yy++) {
-        const float *row = in_row(&a, yy) + a.x0;
-        for (int xx = xlo; xx <= xhi; xx++) s += row[xx];
-    }
-    out_row(&a, y)[a.x0 + x] = s / (float)box_count(x, y, a.width, a.height, r);
-}
-
-#define TILE_W 32   /* smem_tile: outputs per block, 32 x 8, one per thread */
-#define TILE_H 8
-
-/* 2. smem_tile: the block first copies its 32x8 pixels and the r-pixel halo
- * around them into shared memory, once, with consecutive threads on
- * consecutive columns; then each thread sums its box from shared memory.
- * Each input pixel is loaded (32+2r)(8+2r)/256 times instead of (2r+1)^2
- * (1.33 against 9 for radius 1), at the price of a barrier. Pixels outside
- * the ROI go into the tile as 0, so every thread sums a full (2r+1)^2 box
- * and only the divisor follows the edge rule. */
-__global__ void __launch_bounds__(TILE_W * TILE_H) blur_smem_tile(blur_args a)
-{
-    __shared__ float tile[TILE_H + 2 * BLUR_MAX_RADIUS][TILE_W + 2 * BLUR_MAX_RADIUS];
-    const int r = a.radius;
-    const int bx = blockIdx.x * TILE_W, by = blockIdx.y * TILE_H;   /* first output */
-    const int tile_w = TILE_W + 2 * r, tile_h = TILE_H + 2 * r;   /* outputs plus halo */
-    for (int i = threadIdx.y * TILE_W + threadIdx.x; i < tile_w * tile_h; i += TILE_W * TILE_H) {
-        const int ty = i / tile_w, tx = i - ty * tile_w;
-        const int gx = bx - r + tx, gy = by - r + ty;   /* ROI coordinates */
-        float v = 0.0f;
-        if (gx >= 0 && gx < a.width && gy >= 0 && gy < a.height) v = in_row(&a, gy)[a.x0 + gx];
-        tile[ty][tx] = v;
-    }
-    __syncthreads();   /* the tile is complete before anyone reads a neighbour's pixel */
-    const int x = bx + threadIdx.x, y = by + threadIdx.y;
-    if (x < a.width && y < a.height) {   /* after the barrier: every thread reached it */
-        float s = 0.0f;
-        for (int dy = 0; dy <= 2 * r; dy++)
-            for (int dx = 0; dx <= 2 * r; dx++) s += tile[threadIdx.y + dy][threadIdx.x + dx];
-        out_row(&a, y)[a.x0 + x] = s / (float)box_count(x, y, a.width, a.height, r);
-    }
-}
-
-#define ROWPASS_TW 128   /* separable row pass: a block is 128 columns by 4 rows */
-#define ROWPASS_TH 4
-#define COLPASS_TW 32    /* separable column pass: 32 columns by 8 rows */
-#define COLPASS_TH 8
-
-/* 3a. separable, row pass: tmp(x, y) = the sum of the ROI pixels of row y
- * in columns x-r .. x+r (a sum, not a mean: the column pass divides once).
- * The block's 128 columns and the r on each side sit in shared memory. */
-__global__ void __launch_bounds__(ROWPASS_TW * ROWPASS_TH) box_row_sums(blur_args a)
-{
-    __shared__ float seg[ROWPASS_TH][ROWPASS_TW + 2 * BLUR_MAX_RADIUS];
-    const int r = a.radius;
-    const int bx = blockIdx.x * ROWPASS_TW;
-    const int y = blockIdx.y * ROWPASS_TH + threadIdx.y;
-    const bool row_ok = y < a.height;   /* the last block may hang past the last row */
-    for (int tx = threadIdx.x; tx < ROWPASS_TW + 2 * r; tx += ROWPASS_TW) {
-        const int gx = bx - r + tx;
-        float v = 0.0f;
-        if (row_ok && gx >= 0 && gx < a.width) v = in_row(&a, y)[a.x0 + gx];
-        seg[threadIdx.y][tx] = v;
-    }
-    __syncthreads();   /* the row segments are complete */
-    const int x = bx + threadIdx.x;
-    if (row_ok && x < a.width) {
-        float s = 0.0f;
-        for (int d = 0; d <= 2 * r; d++) s += seg[threadIdx.y][threadIdx.x + d];
-        tmp_row(&a, y)[x] = s;
-    }
-}
-
-/* 3b. separable, column pass: out(x, y) = the sum of tmp(x, y-r .. y+r)
- * over ROI rows, divided by the edge rule's count. 2(2r+1) additions per
- * pixel instead of (2r+1)^2, but tmp costs a write and a read of 4 bytes
- * per pixel: 16 bytes per pixel move instead of 8. */
-__global__ void __launch_bounds__(COLPASS_TW * COLPASS_TH) box_col_means(blur_args a)
-{
-    __shared__ float seg[COLPASS_TH + 2 * BLUR_MAX_RADIUS][COLPASS_TW];
-    const int r = a.radius;
-    const int x = blockIdx.x * COLPASS_TW + threadIdx.x;
-    const int by = blockIdx.y * COLPASS_TH;
-    const bool col_ok = x < a.width;
-    for (int ty = threadIdx.y; ty < COLPASS_TH + 2 * r; ty += COLPASS_TH) {
-        const int gy = by - r + ty;
-        float v = 0.0f;
-        if (col_ok && gy >= 0 && gy < a.height) v = tmp_row(&a, gy)[x];
-        seg[ty][threadIdx.x] = v;
-    }
-    __syncthreads();   /* the column segments are complete */
-    const int y = by + threadIdx.y;
-    if (col_ok && y < a.height) {
-        float s = 0.0f;
-        for (int d = 0; d <= 2 * r; d++) s += seg[threadIdx.y + d][threadIdx.x];
-        out_row(&a, y)[a.x0 + x] = s / (float)box_count(x, y, a.width, a.height, r);
-    }
-}
-
-/* 4. window: the 3x3 mean at the speed of a copy. What changes from
- * smem_tile, and why:
- *   - a thread owns COLS adjacent columns (a column group aligned to COLS in
- *     image columns, so its float4 loads are 16-byte aligned whatever x0 is)
- *     and walks down a strip of ROWS rows: each input row is loaded once per
- *     strip, plus the two rows above and below it;
- *   - the row's horizontal 3-sums need the columns just left and right of
- *     the group: the lanes beside it hold them (two shuffles); only lanes 0
- *     and 31 load them, as one scalar each;
- *   - down the columns, the 3-sums of the rows above and below stay in
- *     registers (the sliding window); the mean is their sum over the rows;
- *   - WIN_CHUNK rows are loaded before any is used, so each thread keeps
- *     WIN_CHUNK 16-byte loads in flight: HBM needs many bytes in flight per
- *     SM, and a loop that waits for each row before loading the next has one;
- *   - no shared memory, no barriers, one division per pixel only at the ROI's
- *     edges (elsewhere the divisor is 9: a multiply by 1/9).
- * Values outside the ROI are zeroed after loading; a float4 is loaded only
- * when it holds a ROI column, so it never leaves its row of the allocation
- * (rows hold whole float4s when the pitch is a multiple of 16; otherwise
- * VEC is false and every access is 4 bytes wide). */
-#define WIN_THREADS 128   /* threads per block: 4 warps side by side along a row */
-#define WIN_CHUNK 8       /* rows loaded together: loads in flight per thread */
-#define FULL_MASK 0xffffffffu
-
-/* The raw pixels of ROI row y that a thread needs: its COLS columns from
- * c0 (image columns), and the columns just left and right of them when the
- * thread is at a warp's edge. Rows and columns outside the ROI read as 0.
- * The COLS-wide loads are issued unconditionally, so that no branch stands
- * between the loads of a chunk: one that would hold no ROI pixel (a row
- * past the ROI, a group past its end) reads a valid address instead (ROI
- * row 0, the float4 or pixel holding column lo) and its values are zeroed. */
-template <int COLS, bool VEC>
-__device__ __forceinline__ void window_load_row(const blur_args *a, int y, int c0, int lane,
-                                                float v[COLS], float *left, float *right)
-{
-    const int lo = a->x0, hi = a->x0 + a->width;   /* the ROI's image columns [lo, hi) */
-    const bool row_ok = y >= 0 && y < a->height;
-    const float *row = in_row(a, row_ok ? y : 0);
-#pragma unroll
-    for (int k = 0; k < COLS; k += 4) {
-        if (VEC) {
-            const int c = c0 + k;
-            const int safe = (c < hi && c + 3 >= lo) ? c : (lo & ~3);   /* an aligned float4 of the row */
-            const float4 q = __ldg((const float4 *)(row + safe));
-            v[k] = q.x;
-            v[k + 1] = q.y;
-            v[k + 2] = q.z;
-            v[k + 3] = q.w;
-        } else {
-#pragma unroll
-            for (int j = 0; j < 4; j++) v[k + j] = __ldg(row + min(max(c0 + k + j, lo), hi - 1));
-        }
-    }
-#pragma unroll
-    for (int k = 0; k < COLS; k++)
-        if (!row_ok || c0 + k < lo || c0 + k >= hi) v[k] = 0.0f;   /* not part of any mean */
-    *left = 0.0f;
-    *right = 0.0f;
-    if (lane == 0 && row_ok && c0 - 1 >= lo && c0 - 1 < hi) *left = __ldg(row + c0 - 1);
-    if (lane == 31 && row_ok && c0 + COLS >= lo && c0 + COLS < hi) *right = __ldg(row + c0 + COLS);
-}
-
-/* Horizontal 3-sums of a thread's COLS pixels. Every lane of the warp must
- * call this (the shuffles read the neighbours' registers). */
-template <int COLS>
-__device__ __forceinline__ void window_row_sums(const float v[COLS], float left, float right,
-                                                int lane, float h[COLS])
-{
-    const float from_left = __shfl_up_sync(FULL_MASK, v[COLS - 1], 1);
-    const float from_right = __shfl_down_sync(FULL_MASK, v[0], 1);
-    if (lane != 0) left = from_left;
-    if (lane != 31) right = from_right;
-    h[0] = left + v[0] + v[1];
-#pragma unroll
-    for (int k = 1; k < COLS - 1; k++) h[k] = v[k - 1] + v[k] + v[k + 1];
-    h[COLS - 1] = v[COLS - 2] + v[COLS - 1] + right;
-}
-
-/* Output row y from the 3-sums of rows y-1, y, y+1 (zeros outside the ROI). */
-template <int COLS, bool VEC>
-__device__ __forceinline__ void window_store_row(const blur_args *a, int y, int c0,
-                                                 const float up[COLS], const float mid[COLS],
-                                                 const float down[COLS])
-{
-    const int lo = a->x0, hi = a->x0 + a->width;
-    float o[COLS];
-#pragma unroll
-    for (int k = 0; k < COLS; k++) o[k] = up[k] + mid[k] + down[k];
-    if (c0 - 1 >= lo && c0 + COLS < hi && y > 0 && y < a->height - 1) {
-#pragma unroll
-        for (int k = 0; k < COLS; k++) o[k] *= 1.0f / 9.0f;   /* all 9 neighbours in the ROI */
-    } else {
-#pragma unroll
-        for (int k = 0; k < COLS; k++)   /* at the ROI's edges: count them */
-            o[k] /= (float)box_count(c0 + k - lo, y, a->width, a->height, 1);
-    }
-    float *row = out_row(a, y);
-    if (VEC && c0 >= lo && c0 + COLS <= hi) {   /* the whole group is in the ROI */
-#pragma unroll
-        for (int k = 0; k < COLS; k += 4)
-            *(float4 *)(row + c0 + k) = make_float4(o[k], o[k + 1], o[k + 2], o[k + 3]);
-    } else {
-#pragma unroll
-        for (int k = 0; k < COLS; k++)
-            if (c0 + k >= lo && c0 + k < hi) row[c0 + k] = o[k];
-    }
-}
-
-template <int COLS, int ROWS, bool VEC>
-__global__ void __launch_bounds__(WIN_THREADS) blur3x3_window(blur_args a)
-{
-    static_assert(COLS % 4 == 0, "a thread's columns are whole float4s");
-    static_assert(ROWS % WIN_CHUNK == 0, "a strip is whole chunks of rows");
-    static_assert(WIN_THREADS % 32 == 0, "the shuffles need whole warps");
-    const int lane = threadIdx.x & 31;
-    /* my column group: the groups from the one holding x0, one per thread */
-    const int c0 = (a.x0 / COLS + (int)(blockIdx.x * WIN_THREADS + threadIdx.x)) * COLS;
-    const int y_first = blockIdx.y * ROWS;   /* my strip's first output row */
-    float v[COLS], l, r, up[COLS], mid[COLS];
-    window_load_row<COLS, VEC>(&a, y_first - 1, c0, lane, v, &l, &r);
-    window_row_sums<COLS>(v, l, r, lane, up);
-    window_load_row<COLS, VEC>(&a, y_first, c0, lane, v, &l, &r);
-    window_row_sums<COLS>(v, l, r, lane, mid);
-#pragma unroll
-    for (int chunk = 0; chunk < ROWS; chunk += WIN_CHUNK) {
-        if (y_first + chunk >= a.height) break;   /* the same for the whole block */
-        float cv[WIN_CHUNK][COLS], cl[WIN_CHUNK], cr[WIN_CHUNK];
-#pragma unroll
-        for (int j = 0; j < WIN_CHUNK; j++)   /* all loads first: WIN_CHUNK in flight */
-            window_load_row<COLS, VEC>(&a, y_first + chunk + j + 1, c0, lane, cv[j], &cl[j], &cr[j]);
-#pragma unroll
-        for (int j = 0; j < WIN_CHUNK; j++) {
-            const int y = y_first + chunk + j;   /* the output row; y + 1 is cv[j] */
-            float down[COLS];
-            window_row_sums<COLS>(cv[j], cl[j], cr[j], lane, down);
-            if (y < a.height) window_store_row<COLS, VEC>(&a, y, c0, up, mid, down);
-#pragma unroll
-            for (int k = 0; k < COLS; k++) {
-                up[k] = mid[k];
-                mid[k] = down[k];
-            }
-        }
-    }
-}
+/* ---- kernels: one file per step (tests/cpu_sim/run.sh runs them too) ---- */
+#include "kernels/00_roi.cuh"
+#include "kernels/01_direct.cuh"
+#include "kernels/02_smem_tile.cuh"
+#include "kernels/03_separable.cuh"
+#include "kernels/04_window_1x8.cuh"
+#include "kernels/05_window_1x8_shfl.cuh"
+#include "kernels/06_window_4x8_scalar.cuh"
+#include "kernels/07_window_4x8_float4.cuh"
+#include "kernels/08_window_4x8_inflight.cuh"
+#include "kernels/09_window_4x8.cuh"
+#include "kernels/10_window_4x32.cuh"
+#include "kernels/11_window_8x8.cuh"
+#ifdef EXERCISE
+#include EXERCISE
+#endif
 
 /* ---- launchers --------------------------------------------------------- */
 
@@ -411,23 +132,56 @@ static void run_separable(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
+/* The window steps (04 on): a thread per group of COLS columns, WIN_THREADS
+ * threads per block along a row, a block row per strip of ROWS rows. */
 template <int COLS, int ROWS>
-static void run_window(void *p, cudaStream_t s)
+static dim3 window_grid(const blur_args *a)
 {
     static_assert(BLUR_MAX_HEIGHT / ROWS <= 65535, "a strip grid over 65535 blocks in y");
-    const blur_ctx *c = (const blur_ctx *)p;
-    const blur_args *a = &c->a;
-    dim3 grid(ceil_div(blur_window_groups(a->x0, a->width, COLS), WIN_THREADS),
-              ceil_div(a->height, ROWS));
-    if (c->vec)
-        blur3x3_window<COLS, ROWS, true><<<grid, WIN_THREADS, 0, s>>>(*a);
-    else
-        blur3x3_window<COLS, ROWS, false><<<grid, WIN_THREADS, 0, s>>>(*a);
+    return dim3(ceil_div(blur_window_groups(a->x0, a->width, COLS), WIN_THREADS), ceil_div(a->height, ROWS));
+}
+
+/* Steps 04 to 06: 4-byte accesses only. */
+template <void (*K)(blur_args), int COLS, int ROWS>
+static void run_window(void *p, cudaStream_t s)
+{
+    const blur_args *a = &((const blur_ctx *)p)->a;
+    const dim3 grid = window_grid<COLS, ROWS>(a);
+    K<<<grid, WIN_THREADS, 0, s>>>(*a);
     CHECK_LAUNCH();
 }
 
+/* Steps 07 on: float4 accesses where the rows allow them (c->vec), the
+ * 4-byte form of the same kernel where they do not. */
+template <void (*KVEC)(blur_args), void (*K4)(blur_args), int COLS, int ROWS>
+static void run_window_vec(void *p, cudaStream_t s)
+{
+    const blur_ctx *c = (const blur_ctx *)p;
+    const blur_args *a = &c->a;
+    const dim3 grid = window_grid<COLS, ROWS>(a);
+    if (c->vec)
+        KVEC<<<grid, WIN_THREADS, 0, s>>>(*a);
+    else
+        K4<<<grid, WIN_THREADS, 0, s>>>(*a);
+    CHECK_LAUNCH();
+}
+
+#ifdef EXERCISE
+/* The exercises' kernels (blur_exercise, in the exercise's file) are
+ * launched as steps 01 and 02 are: 32 x 8 threads per block, one per
+ * output pixel. */
+static void run_exercise(void *p, cudaStream_t s)
+{
+    const blur_args *a = &((blur_ctx *)p)->a;
+    dim3 block(DIRECT_TW, DIRECT_TH);
+    dim3 grid(ceil_div(a->width, DIRECT_TW), ceil_div(a->height, DIRECT_TH));
+    blur_exercise<<<grid, block, 0, s>>>(*a);
+    CHECK_LAUNCH();
+}
+#endif
+
 /* Grids stay within limits: at most 65535 blocks in y for the tallest ROI
- * (the window kernels assert it for their strips in run_window). */
+ * (the window kernels assert it for their strips in window_grid). */
 static_assert(BLUR_MAX_HEIGHT / ROWPASS_TH <= 65535 && BLUR_MAX_HEIGHT / DIRECT_TH <= 65535 &&
                   BLUR_MAX_HEIGHT / TILE_H <= 65535 && BLUR_MAX_HEIGHT / COLPASS_TH <= 65535,
               "a grid would need more than 65535 blocks in y");
@@ -445,16 +199,35 @@ typedef struct {
     const char *what;
 } variant;
 
+/* A float4 window step: its kernel with and without float4 accesses. */
+#define WINDOW_VEC(k, cols, rows) run_window_vec<k<true>, k<false>, cols, rows>
+
 static const variant variants[] = {
     {"memcpy_d2d", run_memcpy, KIND_REFERENCE, 0,
      "cudaMemcpy device-to-device of width*height*4 bytes (reference)"},
-    {"direct", run_direct, KIND_BOX, 0, "one thread per pixel, global loads"},
-    {"smem_tile", run_smem_tile, KIND_BOX, 0, "32x8 tile plus halo in shared memory"},
-    {"separable", run_separable, KIND_BOX, 1, "row sums to an intermediate, then columns"},
-    {"window_4x8", run_window<4, 8>, KIND_3X3, 0,
-     "3x3 only: 4 columns x 8 rows per thread, register window"},
-    {"window_4x32", run_window<4, 32>, KIND_3X3, 0, "3x3 only: the same, 32-row strips"},
-    {"window_8x8", run_window<8, 8>, KIND_3X3, 0, "3x3 only: the same, 8 columns per thread"},
+    {"direct", run_direct, KIND_BOX, 0, "01: one thread per pixel, global loads"},
+    {"smem_tile", run_smem_tile, KIND_BOX, 0, "02: 32x8 tile plus halo in shared memory"},
+    {"separable", run_separable, KIND_BOX, 1, "03: row sums to an intermediate, then columns"},
+    {"window_1x8", run_window<blur_window_1x8, 1, 8>, KIND_3X3, 0,
+     "04: 3x3 only: a thread walks 8 rows of its column, row sums in registers"},
+    {"window_1x8_shfl", run_window<blur_window_1x8_shfl, 1, 8>, KIND_3X3, 0,
+     "05: 3x3 only: + neighbour columns by shuffle"},
+    {"window_4x8_scalar", run_window<blur_window_4x8_scalar, 4, 8>, KIND_3X3, 0,
+     "06: 3x3 only: + 4 columns per thread"},
+    {"window_4x8_float4", WINDOW_VEC(blur_window_4x8_float4, 4, 8), KIND_3X3, 0,
+     "07: 3x3 only: + float4 loads and stores"},
+    {"window_4x8_inflight", WINDOW_VEC(blur_window_4x8_inflight, 4, 8), KIND_3X3, 0,
+     "08: 3x3 only: + 8 rows loaded before use"},
+    {"window_4x8", WINDOW_VEC(blur_window_4x8, 4, 8), KIND_3X3, 0,
+     "09: 3x3 only: + multiply by 1/9 inside the ROI"},
+    {"window_4x32", WINDOW_VEC(blur_window_4x32, 4, 32), KIND_3X3, 0,
+     "10: 3x3 only: window_4x8 with 32-row strips"},
+    {"window_8x8", WINDOW_VEC(blur_window_8x8, 8, 8), KIND_3X3, 0,
+     "11: 3x3 only: window_4x8 with 8 columns per thread"},
+#ifdef EXERCISE
+    /* The exercise's file defines blur_exercise and EXERCISE_BASE (the step it modifies). */
+    {"exercise", run_exercise, KIND_BOX, 0, "your exercise: " EXERCISE},
+#endif
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -466,8 +239,8 @@ static long long opt_image_width = 0, opt_image_height = 0;
 static long long opt_pitch = 0;
 static long long opt_radius = 1;
 static const char *opt_variant = "all";
-static char variant_choices[256];   /* "all|cpu|memcpy_d2d|...", from the table */
-static char help_notes[2048];       /* the variant list of --help, from the table */
+static char variant_choices[512];   /* "all|cpu|memcpy_d2d|...", from the table */
+static char help_notes[4096];       /* the variant list of --help, from the table */
 
 /* The table's bounds are blur_host.h's limits; blur_resolve checks them
  * again with their reasons, and the relations between options (the ROI
@@ -497,10 +270,10 @@ static void build_help_from_table(void)
 {
     opts_join_choices(variant_choices, sizeof variant_choices, "all|cpu", &variants[0].name,
                       sizeof variants[0], N_VARIANTS);
-    size_t h = (size_t)snprintf(help_notes, sizeof help_notes, "Variants:\n  %-14s %s\n", "cpu",
+    size_t h = (size_t)snprintf(help_notes, sizeof help_notes, "Variants:\n  %-20s %s\n", "cpu",
                                 "the CPU reference (double sums), timed once");
     for (int v = 0; v < N_VARIANTS; v++)
-        h += (size_t)snprintf(help_notes + h, sizeof help_notes - h, "  %-14s %s\n",
+        h += (size_t)snprintf(help_notes + h, sizeof help_notes - h, "  %-20s %s\n",
                               variants[v].name, variants[v].what);
     snprintf(help_notes + h, sizeof help_notes - h,
              "Edge rule: a pixel averages the ROI pixels in its (2r+1)x(2r+1) box, and only\n"

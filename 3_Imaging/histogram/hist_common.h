@@ -90,7 +90,7 @@ HIST_HD unsigned hist_smem_words(int layout, unsigned bins, unsigned groups, int
     return hist_copy_words(layout, bins, groups, pack16, warps) + (pack16 ? bins : 0u);
 }
 
-/* Shared memory of one block of hist_lanes (fast_r32_bmerge and after), in
+/* Shared memory of one block of steps 12 to 16 (fast_r32_bmerge and after), in
  * bytes: the 32 lane copies of the bins, a row of per-bin totals for the
  * merge, and `stages` 16-byte ring slots per thread (fast_r32_async; 0
  * otherwise). 256 bins, 1024 threads, 4 stages: 32 KiB + 1 KiB + 64 KiB. */
@@ -127,11 +127,10 @@ HIST_HD unsigned hist_flush_rounds(unsigned block_threads, unsigned groups)
  * launchers add blocks when n would need more (n > 264 x 2^30 on an H200:
  * never, in practice). Global counts are 64-bit (unsigned long long). */
 #define HIST_MAX_BLOCK_BYTES (1ULL << 30)
-/* CUB counts into 32-bit counters with an int number of samples: inputs up
- * to HIST_CUB_ONE_CALL bytes take one call, longer ones are counted in
- * chunks of HIST_CUB_CHUNK bytes, each chunk's 32-bit histogram added into
- * the 64-bit one by a small kernel. */
-#define HIST_CUB_ONE_CALL 2147483647ULL
-#define HIST_CUB_CHUNK (1ULL << 30)
+/* CUB counts into counters of the type of the output it is given, in one
+ * call at any size (histogram.cu, run_cub): inputs up to HIST_CUB_32BIT_MAX
+ * bytes into 32-bit ones (no bin can pass 2^32 - 1 there), longer ones into
+ * 64-bit ones. */
+#define HIST_CUB_32BIT_MAX 0xFFFFFFFFULL
 
 #endif /* HIST_COMMON_H */

@@ -1,20 +1,20 @@
 #!/bin/sh
 # mutants_sim.sh [NAME...]: apply each planted bug of ../../mutants (or those
-# named) to a copy of blur.cu and run the CPU simulation (run.sh) on it, for
-# the variant its args name; each must end in SIM FAIL. A CPU stand-in for
+# named) to a copy of the sample folder and run the CPU simulation (run.sh
+# --sample=COPY) on it, for the variant its args name (every variant when it
+# names none); each must end in SIM FAIL. A CPU stand-in for
 # `make mutants` on a machine without a GPU: it shows that the checks see
 # each bug's effect, not that the GPU build fails the same way (a race, like
 # no_syncthreads_after_tile, may pass here by luck of the scheduling).
 # Exit 0 when every mutant is caught. Takes a few minutes.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-work=${TMPDIR:-/tmp}/blur_mutants_sim.$$
-mkdir -p "$work"
+sample=$(cd "$here/../.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/blur_mutants_sim.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
-python3 - "$here/../../mutants" "$here/../../blur.cu" "$work" "$@" <<'PY' || exit 1
-import sys, os
-mfile, src, work, only = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-text = open(src).read()
+python3 - "$sample/mutants" "$sample" "$work" "$@" <<'PY' || exit 1
+import os, shutil, sys
+mfile, sample, work, only = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 def unesc(s):
     out, i = [], 0
     while i < len(s):
@@ -36,23 +36,28 @@ for line in open(mfile).read().split('\n'):
 bad = 0
 for m in muts:
     if only and m['name'] not in only: continue
+    path = os.path.join(sample, m['file'])
+    text = open(path).read()
     f, r = unesc(m['find']), unesc(m.get('replace', ''))
     n = text.count(f)
     if n != 1:
-        print(f"STALE {m['name']}: find occurs {n} times"); bad += 1; continue
+        print(f"STALE {m['name']}: find occurs {n} times in {m['file']}"); bad += 1; continue
     variant = ''
     for a in m['args'].split():
         if a.startswith('--variant='): variant = a.split('=', 1)[1]
-    open(os.path.join(work, m['name'] + '.cu'), 'w').write(text.replace(f, r))
-    open(os.path.join(work, m['name'] + '.variant'), 'w').write(variant)
+    copy = os.path.join(work, m['name'])
+    shutil.copytree(sample, copy, ignore=shutil.ignore_patterns('tests', 'exercises', '*.md'))
+    open(os.path.join(copy, m['file']), 'w').write(text.replace(f, r))
+    open(copy + '.variant', 'w').write(variant)
 sys.exit(1 if bad else 0)
 PY
 caught=0
 missed=0
-for cu in "$work"/*.cu; do
-    name=$(basename "$cu" .cu)
+for copy in "$work"/*/; do
+    [ -d "$copy" ] || continue
+    name=$(basename "$copy")
     variant=$(cat "$work/$name.variant")
-    SIM_VARIANT=$variant "$here/run.sh" "$cu" >"$work/$name.log" 2>&1
+    "$here/run.sh" --sample="$copy" $variant >"$work/$name.log" 2>&1
     rc=$?
     if [ $rc -eq 1 ] && tail -n1 "$work/$name.log" | grep -q '^SIM FAIL'; then
         caught=$((caught + 1))

@@ -1,7 +1,8 @@
 // sim.cpp: runs blur's kernels on the CPU, without a GPU, and checks them
 // exactly as bin/blur does. The kernels, launchers and variant table are the
-// real source (extracted from ../../blur.cu by run.sh, launches rewritten as
-// sim_launch calls). One std::thread per CUDA thread of a block, the blocks
+// real source (the kernel files ../../kernels/NN_*.cuh, and blur.cu's
+// launchers and table, which run.sh cuts out with their launches rewritten
+// as sim_launch calls). One std::thread per CUDA thread of a block, the blocks
 // of a grid one after another; __syncthreads is a barrier of the block, a
 // warp shuffle an exchange between two barriers of the warp; __shared__
 // arrays are statics (one block at a time). Built with AddressSanitizer, so
@@ -12,7 +13,7 @@
 // shuffles' neighbours, masking and partial groups, the poison around the
 // ROI, barrier placement in the sense that a barrier every thread must reach
 // is reached. Not timing, not the GPU memory model: racecheck on the GPU
-// remains the authority on races. Usage: ./run.sh [--full]
+// remains the authority on races. Usage: ./run.sh [--full] [VARIANT...]
 #include <barrier>
 #include <cmath>
 #include <cstdint>
@@ -189,17 +190,40 @@ static int check_one(const variant *v, sim_images &im, int radius, const double 
     return bad == 0;
 }
 
+/* SIM_VARIANT: the variants to run, separated by spaces (empty: all). */
+static int wanted(const char *only, const char *name)
+{
+    if (!only) return 1;
+    const size_t n = strlen(name);
+    for (const char *p = only; (p = strstr(p, name)) != nullptr; p += n)
+        if ((p == only || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int full = argc > 1 && !strcmp(argv[1], "--full");
     const char *only = getenv("SIM_VARIANT");
     if (only && !*only) only = nullptr;   /* empty: every variant */
+    if (only) {   /* every name must be a variant of the table */
+        char names[512];
+        snprintf(names, sizeof names, "%s", only);
+        for (char *t = strtok(names, " "); t; t = strtok(nullptr, " ")) {
+            int known = 0;
+            for (int v = 0; v < N_VARIANTS; v++) known |= !strcmp(t, variants[v].name);
+            if (!known) {
+                printf("sim: no variant named '%s'\nSIM ERROR\n", t);
+                return 2;
+            }
+        }
+    }
     blur_case cases[40];
     int n = blur_check_cases(!full, cases, 36);
     // the sample's --quick run geometry, and an x0 that is odd for every group width
     cases[n++] = {"the --quick run size", {527, 139, 0, 5, 3, 517, 133}};
     cases[n++] = {"x0 = 9, 2 rows", {300, 2, 0, 9, 0, 270, 2}};
     int failed = 0, runs = 0;
+    char first_failure[256] = "";
     for (int i = 0; i < n; i++) {
         sim_images im;
         images_make(im, cases[i].g, 2026);
@@ -212,11 +236,16 @@ int main(int argc, char **argv)
             for (int v = 0; v < N_VARIANTS; v++) {
                 const variant *var = &variants[v];
                 if (var->kind == KIND_REFERENCE || (var->kind == KIND_3X3 && r != 1)) continue;
-                if (only && strcmp(only, var->name)) continue;
+                if (!wanted(only, var->name)) continue;
                 int ok = check_one(var, im, r, ref.data(), cases[i].label);
                 runs++;
                 failed += !ok;
-                if (!ok) printf("sim: FAIL %s radius %d at %s\n", var->name, r, cases[i].label);
+                if (!ok) {
+                    printf("sim: FAIL %s radius %d at %s\n", var->name, r, cases[i].label);
+                    if (!first_failure[0])
+                        snprintf(first_failure, sizeof first_failure, "%s radius %d at %s (the mismatches above)",
+                                 var->name, r, cases[i].label);
+                }
             }
         }
         printf("sim: %-28s ROI %dx%d at (%d, %d) of %dx%d, pitch %zu: done\n", cases[i].label,
@@ -227,9 +256,10 @@ int main(int argc, char **argv)
     }
     printf("sim: %d checked runs, %d failed\n", runs, failed);
     if (runs == 0) {
-        printf("sim: no variant named '%s'\nSIM ERROR\n", only ? only : "");
+        printf("sim: no variant to run\nSIM ERROR\n");
         return 2;
     }
-    printf("%s\n", failed ? "SIM FAIL" : "SIM PASS");
+    if (failed) printf("SIM FAIL: %s\n", first_failure);
+    else printf("SIM PASS\n");
     return failed ? 1 : 0;
 }

@@ -2,12 +2,15 @@
 // std::thread per CUDA thread, one block at a time, __syncthreads as a
 // std::barrier over the block, __reduce_add_sync as a barrier over the 32
 // threads of a warp, atomics as GCC __atomic builtins. The kernels are the
-// real source (the "kernels" section of ../../histogram.cu, cut out by
-// run.sh); only the two inline-PTX helpers are replaced, by C++ of the same
-// meaning (red.shared.add.u32 -> an atomic add at that shared offset;
-// prmt.b32 -> the byte permute of the PTX ISA, sign replication included).
-// Dynamic shared memory is filled with 0xA5 bytes before each block, so a
-// copy the kernel forgot to zero shows.
+// real source (the files ../../kernels/NN_*.cuh, which run.sh copies with
+// their dynamic shared memory pointed at g_dyn_smem); only the inline-PTX
+// helpers of kernels/00_ptx.cuh are replaced, by C++ of the same meaning
+// (red.shared.add.u32 -> an atomic add at that shared offset; prmt.b32 ->
+// the byte permute of the PTX ISA, sign replication included; cp.async -> a
+// copy; the acquire/release flag -> atomics with that ordering). Dynamic
+// shared memory is filled with 0xA5 bytes before each block, so a copy the
+// kernel forgot to zero shows; static __shared__ arrays are C++ statics, which
+// keep what the block before left in them.
 //
 // What it checks: indexing, head/tail/alignment handling, the packed 16-bit
 // layout and its flush, the merges, barrier placement (a missing barrier
@@ -67,7 +70,8 @@ static inline unsigned __reduce_add_sync(unsigned, unsigned v)
     g_warp_bar[warp]->arrive_and_wait();
     return s;
 }
-/* the two PTX helpers of histogram.cu */
+/* kernels/00_ptx.cuh's helpers, in C++ (the file itself is skipped) */
+#define HIST_PTX_CUH
 static inline void red_shared_add(unsigned addr, unsigned v)
 {
     if (addr % 4 != 0 || addr >= sizeof g_dyn_smem) {
@@ -76,7 +80,7 @@ static inline void red_shared_add(unsigned addr, unsigned v)
     }
     __atomic_fetch_add(&g_dyn_smem[addr / 4], v, __ATOMIC_RELAXED);
 }
-/* hist_lanes' helpers: the prefetch is only a hint (nothing to do); a
+/* Steps 14 to 16's helpers: the prefetch is only a hint (nothing to do); a
  * cp.async copy completes at once, so commit and wait have nothing to do;
  * the flag is an atomic with the same ordering. */
 static inline void prefetch_l2(const void *) {}
@@ -142,7 +146,7 @@ static void launch(unsigned grid, unsigned block, const std::function<void()> &f
 typedef void (*kernel_fn)(const unsigned char *, size_t, u64 *);
 typedef void (*lanes_fn)(const unsigned char *, size_t, u64 *, unsigned, unsigned *);
 
-/* hist_lanes takes two more arguments (the launch's epoch and the flag);
+/* Steps 12 to 16 take two more arguments (the launch's epoch and the flag);
  * the simulated launch passes a new epoch every time, as run_lanes does. */
 static unsigned g_flag, g_epoch;
 static lanes_fn g_lanes;
@@ -153,34 +157,50 @@ struct sim_variant {
     kernel_fn k256, k64;
     int per_thread;   /* bytes a thread counts per round: 1, 16; 0 = one byte per thread, no loop */
     int pack16;
-    lanes_fn l256, l64;   /* hist_lanes variants (k256, k64 unused) */
+    lanes_fn l256, l64;   /* steps 12 to 16 (k256, k64 unused) */
     int nozero;           /* the kernel zeroes the output itself */
 };
 
+#define K(k) k<256>, k<64>
+/* The variants of histogram.cu's table, in its order (run.sh compares the names). */
 static const sim_variant variants[] = {
-    {"global_atomics", hist_global_atomics<256>, hist_global_atomics<64>, 0, 0},
-    {"shared_private", hist_shared_private<256>, hist_shared_private<64>, 1, 0},
-    {"shared_private_vec16", hist_privatized<256, HIST_PER_BLOCK, 1, 0>,
-     hist_privatized<64, HIST_PER_BLOCK, 1, 0>, 16, 0},
-    {"warp_private", hist_privatized<256, HIST_PER_WARP, 1, 0>, hist_privatized<64, HIST_PER_WARP, 1, 0>,
-     16, 0},
-    {"fast_r32", hist_privatized<256, HIST_PER_LANE, 1, 0>, hist_privatized<64, HIST_PER_LANE, 1, 0>, 16, 0},
-    {"fast_r64", hist_privatized<256, HIST_PER_LANE, 2, 0>, hist_privatized<64, HIST_PER_LANE, 2, 0>, 16, 0},
-    {"fast_r128p", hist_privatized<256, HIST_PER_LANE, 4, 1>, hist_privatized<64, HIST_PER_LANE, 4, 1>, 16, 1},
-    {"fast_r32_bmerge", nullptr, nullptr, 16, 0, hist_lanes<256, FETCH_REG, 0, 0>, hist_lanes<64, FETCH_REG, 0, 0>, 0},
-    {"fast_r32_l1", nullptr, nullptr, 16, 0, hist_lanes<256, FETCH_REG, 0, 1>, hist_lanes<64, FETCH_REG, 0, 1>, 0},
-    {"fast_r32_nozero", nullptr, nullptr, 16, 0, hist_lanes<256, FETCH_REG, 1, 1>, hist_lanes<64, FETCH_REG, 1, 1>, 1},
-    {"fast_r32_l2pf", nullptr, nullptr, 16, 0, hist_lanes<256, FETCH_L2, 1, 1>, hist_lanes<64, FETCH_L2, 1, 1>, 1},
-    {"fast_r32_async", nullptr, nullptr, 16, 0, hist_lanes<256, FETCH_ASYNC, 1, 1>, hist_lanes<64, FETCH_ASYNC, 1, 1>, 1},
+    {"global_atomics", K(hist_global_atomics), 0, 0},
+    {"shared_private", K(hist_shared_private), 1, 0},
+    {"shared_private_load16", K(hist_shared_private_load16), 16, 0},
+    {"shared_private_prefetch", K(hist_shared_private_prefetch), 16, 0},
+    {"shared_private_ptx", K(hist_shared_private_ptx), 16, 0},
+    {"shared_private_vec16", K(hist_shared_private_vec16), 16, 0},
+    {"warp_private", K(hist_warp_private), 16, 0},
+    {"fast_r32", K(hist_fast_r32), 16, 0},
+    {"fast_r64", K(hist_fast_r64), 16, 0},
+    {"fast_r64p", K(hist_fast_r64p), 16, 1},
+    {"fast_r128p", K(hist_fast_r128p), 16, 1},
+    {"fast_r32_bmerge", nullptr, nullptr, 16, 0, K(hist_fast_r32_bmerge), 0},
+    {"fast_r32_l1", nullptr, nullptr, 16, 0, K(hist_fast_r32_l1), 0},
+    {"fast_r32_nozero", nullptr, nullptr, 16, 0, K(hist_fast_r32_nozero), 1},
+    {"fast_r32_l2pf", nullptr, nullptr, 16, 0, K(hist_fast_r32_l2pf), 1},
+    {"fast_r32_async", nullptr, nullptr, 16, 0, K(hist_fast_r32_async), 1},
+#ifdef EXERCISE
+    /* an exercise kernel: grid-stride, launched here with 16 bytes per
+     * thread's worth of grid (a one-byte kernel then does more rounds) */
+    {"exercise", K(hist_exercise), 16, 0},
+#endif
 };
+
+/* The output of a simulated launch: 256 bins and a guard zone after them;
+ * the bins past the launch's BINS and the guard must keep their pattern (as
+ * the real checks' check_guard requires of the zone after the output). */
+#define SIM_GUARD_WORDS 8
+static char g_first_failure[256];   /* the first mismatch, repeated on the last line */
+static const u64 SIM_GUARD = 0x5A5A5A5A5A5A5A5AULL;
 
 static int run_one(const sim_variant &v, int bins, int kind, const unsigned char *data, size_t n,
                    size_t offset, unsigned grid, unsigned block)
 {
-    u64 hist[256], ref[256];
+    u64 hist[256 + SIM_GUARD_WORDS], ref[256];
     /* The launchers zero the output; a kernel that does it itself starts
      * from the poison of the real checks (every bit set). */
-    memset(hist, v.nozero ? 0xFF : 0, sizeof hist);
+    for (int b = 0; b < 256 + SIM_GUARD_WORDS; b++) hist[b] = b >= bins ? SIM_GUARD : v.nozero ? ~0ULL : 0;
     memset(ref, 0, sizeof ref);
     cpu_histogram_add_u64(data + offset, n, bins, ref);
     kernel_fn k = bins == 256 ? v.k256 : v.k64;
@@ -191,12 +211,18 @@ static int run_one(const sim_variant &v, int bins, int kind, const unsigned char
     }
     const unsigned char *d = data + offset;
     launch(grid, block, [&] { k(d, n, hist); });
-    for (int b = 0; b < bins; b++)
-        if (hist[b] != ref[b]) {
-            printf("FAIL %s %s %d bins n=%zu offset %zu grid %u x %u: bin %d expected %llu got %llu\n",
-                   v.name, hist_input_name(kind), bins, n, offset, grid, block, b, ref[b], hist[b]);
+    for (int b = 0; b < 256 + SIM_GUARD_WORDS; b++) {
+        const u64 want = b < bins ? ref[b] : SIM_GUARD;
+        if (hist[b] != want) {
+            char msg[sizeof g_first_failure];
+            snprintf(msg, sizeof msg, "%s %s %d bins n=%zu offset %zu grid %u x %u: %s %d expected %llu got %llu",
+                     v.name, hist_input_name(kind), bins, n, offset, grid, block,
+                     b < bins ? "bin" : "word past the output, at", b, want, hist[b]);
+            printf("FAIL %s\n", msg);
+            if (!g_first_failure[0]) snprintf(g_first_failure, sizeof g_first_failure, "%s", msg);
             return 0;
         }
+    }
     return 1;
 }
 
@@ -233,30 +259,39 @@ static int check_variant(const sim_variant &v, unsigned char *const data[], int 
     return 1;
 }
 
-/* sim [VARIANT...]: every variant, or those named. */
+/* sim [VARIANT...]: every variant, or those named; sim --list: their names. */
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        for (const sim_variant &v : variants) printf("%s\n", v.name);
+        return 0;
+    }
+    for (int a = 1; a < argc; a++) {
+        int known = 0;
+        for (const sim_variant &v : variants) known |= strcmp(argv[a], v.name) == 0;
+        if (!known) {
+            printf("sim: no variant named '%s'\nSIM ERROR\n", argv[a]);
+            return 2;
+        }
+    }
     const size_t cap = HIST_STRESS_N + 64;
     unsigned char *data[HIST_N_INPUTS];
     for (int kind = 0; kind < HIST_N_INPUTS; kind++) {
         data[kind] = (unsigned char *)aligned_alloc(256, cap);
         for (size_t i = 0; i < cap; i++) data[kind][i] = (unsigned char)hist_input_byte(kind, 2026, i);
     }
-    int failed = 0, runs = 0, ran = 0;
+    int failed = 0, runs = 0;
     for (const sim_variant &v : variants) {
         int wanted = argc < 2;
         for (int a = 1; a < argc; a++) wanted |= strcmp(argv[a], v.name) == 0;
         if (!wanted) continue;
-        ran++;
         const int ok = check_variant(v, data, &runs);
-        printf("%-22s %s\n", v.name, ok ? "PASS" : "FAIL");
+        printf("%-24s %s\n", v.name, ok ? "PASS" : "FAIL");
         fflush(stdout);
         failed += !ok;
     }
-    if (ran == 0) {
-        printf("sim: no variant of that name\nSIM FAIL\n");
-        return 1;
-    }
-    printf("%d launches simulated\n%s\n", runs, failed ? "SIM FAIL" : "SIM PASS");
+    printf("%d launches simulated\n", runs);
+    if (failed) printf("SIM FAIL: %s\n", g_first_failure);
+    else printf("SIM PASS\n");
     return failed ? 1 : 0;
 }
