@@ -60,7 +60,8 @@ fi
 if ! g++ -std=c++20 -O1 -g -w -pthread ${flags:+"$flags"} -I"$work/include" -I"$work" -I"$here" -I"$common" \
         "$here/sim.cpp" -o "$work/sim" 2>"$work/build.log"; then
     if [ -n "$exercise" ] && grep -q 'exercise.cuh' "$work/build.log"; then  # the exercise does not compile: a FAIL
-        sed "s|$work/exercise.cuh|$exercise (as simulated)|g" "$work/build.log" | grep -v '^In file included' | head -n 20
+        sed "s|$work/exercise.cuh|$exercise (as simulated)|g" "$work/build.log" >"$work/errors"
+        grep -A2 '(as simulated):[0-9]*:[0-9]*: error' "$work/errors" | head -n 20
         echo "SIM FAIL: the exercise does not compile for the CPU simulation (the compiler's words above)"
         exit 1
     fi
