@@ -35,6 +35,8 @@
 # the kernel code computes the right answer (not how fast it is):
 #   sh 0_Simple/firstKernel/tests/cpu_sim/run.sh     saxpy at five sizes (seconds);
 #                       --exercise=FILE checks an exercise (what make try uses)
+#   sh 0_Simple/reduction/tests/cpu_sim/run.sh      every reduction step, three
+#                       thread orders (minutes); --exercise=FILE checks an exercise
 #   sh 0_Simple/matrixMul/tests/cpu_sim/run.sh --quick   every SGEMM variant at
 #                       the --quick check shapes and its tile shape (a minute)
 #   sh 3_Imaging/histogram/tests/cpu_sim/run.sh      every histogram variant (3 min)
