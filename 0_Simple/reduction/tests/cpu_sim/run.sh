@@ -3,10 +3,10 @@
 # reduction's kernels run on the CPU (sim.cpp, cuda_sim.h), through the
 # sample's own launchers and variant table, checked as the sample checks
 # them: every variant (or those named) at n = 1, 2, 31, 33, 1000, 4097 with
-# 256 threads, 70001 with 64, 1000 with 32 and 3001 with 1024, float (double
-# and int at the multi-pass sizes), grid-stride variants also on a 3-block
-# grid, each in three schedules. About 2 minutes on two cores; --quick,
-# fewer sizes.
+# 256 threads, 5001 with 32 (three passes), 1000 with 64 and 3001 with 1024,
+# the grid-stride variants also at 40001 and on a 3-block grid; float (int
+# and double at 33 and 5001); each case in three schedules (cuda_sim.h).
+# Two to three minutes on two busy cores; --quick, fewer sizes (about half).
 #   --exercise=FILE  build FILE in as the variant "exercise" (what `make try`
 #                    runs without a GPU) and check only that
 #   --src=FILE.cu    simulate another copy of reduction.cu (a planted bug);
