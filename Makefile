@@ -38,6 +38,8 @@
 #   sh 0_Simple/vectorAdd/tests/cpu_sim/run.sh       naive and grid_stride_float4 at
 #                       the sample's check sizes, guard zone watched (seconds);
 #                       --exercise=FILE checks an exercise
+#   sh 0_Simple/reduction/tests/cpu_sim/run.sh      every reduction step, three
+#                       thread orders (minutes); --exercise=FILE checks an exercise
 #   sh 0_Simple/matrixMul/tests/cpu_sim/run.sh --quick   every SGEMM variant at
 #                       the --quick check shapes and its tile shape (a minute)
 #   sh 3_Imaging/histogram/tests/cpu_sim/run.sh      every histogram variant (3 min)

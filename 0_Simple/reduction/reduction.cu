@@ -14,23 +14,30 @@
  *         bin/reduction --check-sizes           n = 1 2 31 33 1000 2^20+1 2^28
  *         bin/reduction --n=2^31+1              64-bit indexing (8.6 GB of floats)
  *         bin/reduction --quick                 small sizes, for compute-sanitizer
- * Variants (the table below drives checks, timing and --help; numbers are the
- * steps of the progression, each kernel's comment says what changed):
+ * Variants (the table below drives checks, timing and --help), in teaching
+ * order; each is a step that changes one thing from the step before, and
+ * its kernel is kernels/NN_<variant>.cuh, whose comment says what changed:
  *   cpu                        Neumaier sum on the host, timed once (2^25 elements at most)
  *   cub                        cub::DeviceReduce::Sum: the reference
- *   interleaved_divergent      0: interleaved addressing, tid % (2s) == 0 (divergent warps)
- *   interleaved_bank_conflicts 1: interleaved addressing, index = 2 s tid (bank conflicts)
- *   sequential                 2: sequential addressing (conflict-free, idle half after step 1)
- *   first_add_load             3: two elements per thread, first add during the load
- *   unroll_last_warp           4: last warp without __syncthreads (with __syncwarp)
- *   complete_unroll            5: block size as a template parameter, loop fully unrolled
- *   multi_element              6: grid-stride: each thread sums many elements first
- *   warp_shuffle               7: 16-byte loads, __shfl_down_sync instead of shared memory
- *   warp_shuffle_u4            7: the same with 4 independent loads in flight per thread
- *   warp_shuffle_u8_b512       7: 8 loads in flight, 512 threads per block
- *   cg_reduce                  8: cooperative groups cg::reduce over warp tiles, 4 loads in flight
+ *   interleaved_divergent      01: interleaved addressing, tid % (2s) == 0 (divergent warps)
+ *   interleaved_bank_conflicts 02: index = 2 s tid: no divergence, bank conflicts
+ *   sequential                 03: sequential addressing (conflict-free, half idle from the start)
+ *   sum_in_register            04: the running sum in a register, one shared load per step
+ *   first_add_load             05: two elements per thread, first add during the load
+ *   unroll_last_warp           06: last warp without __syncthreads (with __syncwarp)
+ *   complete_unroll            07: block size as a template parameter, tree fully unrolled
+ *   grid_stride                08: the loads as a grid-stride loop (grid still covers the array)
+ *   multi_element              09: step 08's kernel on a grid that fills the GPU once
+ *   shuffle_block_sum          10: block sum by __shfl_down_sync instead of the shared-memory tree
+ *   warp_shuffle               11: 16-byte loads
+ *   warp_shuffle_u4            12: 4 independent 16-byte loads in flight per thread
+ *   warp_shuffle_u8            13: 8 loads in flight
+ *   warp_shuffle_u8_b512       14: 512 threads per block
+ *   cg_reduce                  15: step 12 with cooperative groups' cg::reduce for the warp sums
  * Every variant computes the whole sum (it loops its own kernel over the
  * partial sums until one value is left), so all times are comparable.
+ * Exercises: exercises/README.md; `make try SAMPLE=reduction EX=1` builds one
+ * into this program as the variant "exercise" (the hook after the kernels).
  *
  * Types: --type=float (default), double, int. float and double accumulate in
  * their own type; int accumulates in long long. The inputs are small nonzero
@@ -65,257 +72,43 @@ namespace cg = cooperative_groups;
  * the array; the cpu variant times common/cpu_ref.c's cpu_sum_* on a host
  * array. */
 
-/* ---- kernels ------------------------------------------------------------
- * Kernels 0-5 reduce one tile (blockDim or 2 blockDim elements) per block to
- * one partial sum; the launcher repeats them over the partials until one
- * value remains. Block sizes are powers of two (the trees halve them).
- * Threads whose element is past n contribute 0 and still take part in every
- * barrier: a thread that returned early would leave __syncthreads waiting
- * for it (undefined behaviour, and synccheck's complaint).
- * Each kernel's comment ends with what it measured on the H200 (2^28 floats,
- * block 256; results/H200/reduction.txt, commit d4ff6ab, 2026-11-30: CUB
- * did 4501 GB/s, the HBM peak is 4814). These figures are copied by hand and
- * dated; `make bench` measures again and regenerates the README's table,
- * not these comments. */
+/* ---- kernels: one file per step, in teaching order ----------------------
+ * Each file opens with the one thing it changes from the step before, why
+ * that should help, and what it measured on the H200; `diff` two
+ * consecutive files to see a step's lesson. Steps 01-08 reduce one tile per
+ * block to one partial sum and are launched again over the partials until
+ * one value is left (tile_passes); steps 09-15 launch a grid that fills the
+ * GPU once, then one block over its partials (grid_passes). Block sizes are
+ * powers of two (the trees halve them). Threads whose element is past n
+ * contribute 0 and still take part in every barrier.
+ * Steps 10-15 use the block sum of common/reduce_device.cuh, steps 11-15 its
+ * per-thread loop of 16-byte loads (both shared with threadFenceReduction). */
+#include "kernels/00_smem_as.cuh"
+#include "kernels/00_warp_reduce_smem.cuh"
+#include "kernels/01_interleaved_divergent.cuh"
+#include "kernels/02_interleaved_bank_conflicts.cuh"
+#include "kernels/03_sequential.cuh"
+#include "kernels/04_sum_in_register.cuh"
+#include "kernels/05_first_add_load.cuh"
+#include "kernels/06_unroll_last_warp.cuh"
+#include "kernels/07_complete_unroll.cuh"
+#include "kernels/08_grid_stride.cuh"
+#include "kernels/09_multi_element.cuh"
+#include "kernels/10_shuffle_block_sum.cuh"
+#include "kernels/11_warp_shuffle.cuh"
+#include "kernels/12_warp_shuffle_u4.cuh"
+#include "kernels/13_warp_shuffle_u8.cuh"
+#include "kernels/14_warp_shuffle_u8_b512.cuh"
+#include "kernels/15_cg_reduce.cuh"
+#ifdef EXERCISE
+/* make try SAMPLE=reduction EX=N: the exercise's exercise_kernel, a tile
+ * kernel like steps 01-06, run as the variant "exercise" (exercises/). */
+#include EXERCISE
+#endif
 
-/* Dynamic shared memory, typed. One raw declaration serves every A. */
-template <typename A>
-__device__ __forceinline__ A *smem_as()
-{
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    return (A *)smem_raw;
-}
-
-/* 0: interleaved addressing with divergence. In step s, threads whose index
- * is a multiple of 2s add the element s to their right. Correct, but the
- * active threads are scattered over every warp: each warp stays busy (and
- * divergent) for every step while doing almost no work, and `%` is slow.
- * Measured (H200, 2^28 floats): 416 GB/s, 9.2% of CUB. */
-template <typename In, typename A>
-__global__ void reduce0_interleaved_divergent(const In *__restrict__ in, size_t n, A *__restrict__ out)
-{
-    A *s = smem_as<A>();
-    const unsigned tid = threadIdx.x;
-    const size_t i = (size_t)blockIdx.x * blockDim.x + tid;
-    s[tid] = i < n ? (A)in[i] : (A)0;
-    __syncthreads();
-    for (unsigned k = 1; k < blockDim.x; k *= 2) {
-        if (tid % (2 * k) == 0) s[tid] += s[tid + k];
-        __syncthreads();
-    }
-    if (tid == 0) out[blockIdx.x] = s[0];
-}
-
-/* 1: interleaved addressing without divergence. What changed: thread t works
- * on index 2 s t, so the active threads are the first ones and whole warps
- * retire early. What it costs: the strided index makes threads of a warp
- * hit the same shared-memory bank (2-way, 4-way, ... conflicts), so each
- * access is replayed.
- * Measured (H200, 2^28 floats): 677 GB/s, 15.0% of CUB. */
-template <typename In, typename A>
-__global__ void reduce1_interleaved_bank_conflicts(const In *__restrict__ in, size_t n, A *__restrict__ out)
-{
-    A *s = smem_as<A>();
-    const unsigned tid = threadIdx.x;
-    const size_t i = (size_t)blockIdx.x * blockDim.x + tid;
-    s[tid] = i < n ? (A)in[i] : (A)0;
-    __syncthreads();
-    for (unsigned k = 1; k < blockDim.x; k *= 2) {
-        unsigned index = 2 * k * tid;
-        if (index < blockDim.x) s[index] += s[index + k];
-        __syncthreads();
-    }
-    if (tid == 0) out[blockIdx.x] = s[0];
-}
-
-/* 2: sequential addressing. What changed: in step s, thread t < s adds
- * element t + s: consecutive threads touch consecutive words, so there are
- * no bank conflicts and no divergence inside active warps. What is left:
- * half the threads are idle from the very first step.
- * Measured (H200, 2^28 floats): 874 GB/s, 19.4% of CUB. */
-template <typename In, typename A>
-__global__ void reduce2_sequential(const In *__restrict__ in, size_t n, A *__restrict__ out)
-{
-    A *s = smem_as<A>();
-    const unsigned tid = threadIdx.x;
-    const size_t i = (size_t)blockIdx.x * blockDim.x + tid;
-    s[tid] = i < n ? (A)in[i] : (A)0;
-    __syncthreads();
-    for (unsigned k = blockDim.x / 2; k > 0; k >>= 1) {
-        if (tid < k) s[tid] += s[tid + k];
-        __syncthreads();
-    }
-    if (tid == 0) out[blockIdx.x] = s[0];
-}
-
-/* 3: first add during load. What changed: each block covers 2 blockDim
- * elements and every thread adds its two before the tree, so no thread is
- * idle in the first step and half as many blocks are launched.
- * Measured (H200, 2^28 floats): 1797 GB/s, 39.9% of CUB. */
-template <typename In, typename A>
-__global__ void reduce3_first_add_load(const In *__restrict__ in, size_t n, A *__restrict__ out)
-{
-    A *s = smem_as<A>();
-    const unsigned tid = threadIdx.x;
-    const size_t i = (size_t)blockIdx.x * (2 * blockDim.x) + tid;
-    A v = i < n ? (A)in[i] : (A)0;
-    if (i + blockDim.x < n) v += (A)in[i + blockDim.x];
-    s[tid] = v;
-    __syncthreads();
-    for (unsigned k = blockDim.x / 2; k > 0; k >>= 1) {
-        if (tid < k) s[tid] = v = v + s[tid + k];
-        __syncthreads();
-    }
-    if (tid == 0) out[blockIdx.x] = v;
-}
-
-/* The last 64 -> 1 steps inside warp 0 (all 32 lanes call it; block >= 32;
- * s[0..min(block,64)) holds the values). Only one warp is left, so block-wide
- * barriers are not needed, but ordering between the lanes still is: since
- * Volta, lanes of a warp are scheduled independently and are not guaranteed
- * to run in lockstep, so the classic code (a `volatile` pointer and no
- * barrier) reads values another lane may not have written yet. That is a
- * real data race, and compute-sanitizer's racecheck reports it. __syncwarp()
- * between the writes and the reads of each step orders them at the cost of
- * almost nothing. (Kernel 7 drops shared memory here altogether and uses
- * register shuffles.) */
-template <typename A>
-__device__ __forceinline__ A warp_reduce_smem(A *s, unsigned tid, unsigned block)
-{
-    A v = s[tid];
-    if (block >= 64) v += s[tid + 32];
-#pragma unroll
-    for (unsigned k = 16; k > 0; k >>= 1) {
-        __syncwarp();          /* every lane has read the previous step */
-        s[tid] = v;
-        __syncwarp();          /* every lane has written this step */
-        if (tid < k) v += s[tid + k];
-    }
-    return v;
-}
-
-/* 4: unroll the last warp. What changed: the tree stops its __syncthreads
- * loop at 64 and the last six steps run inside warp 0 with only __syncwarp,
- * saving six block-wide barriers and the loop overhead per block.
- * Measured (H200, 2^28 floats): 2267 GB/s, 50.4% of CUB. */
-template <typename In, typename A>
-__global__ void reduce4_unroll_last_warp(const In *__restrict__ in, size_t n, A *__restrict__ out)
-{
-    A *s = smem_as<A>();
-    const unsigned tid = threadIdx.x;
-    const size_t i = (size_t)blockIdx.x * (2 * blockDim.x) + tid;
-    A v = i < n ? (A)in[i] : (A)0;
-    if (i + blockDim.x < n) v += (A)in[i + blockDim.x];
-    s[tid] = v;
-    __syncthreads();
-    for (unsigned k = blockDim.x / 2; k > 32; k >>= 1) {
-        if (tid < k) s[tid] = v = v + s[tid + k];
-        __syncthreads();
-    }
-    if (tid < 32) {
-        v = warp_reduce_smem(s, tid, blockDim.x);
-        if (tid == 0) out[blockIdx.x] = v;
-    }
-}
-
-/* 5: complete unroll. What changed: the block size is a template parameter,
- * so every `if (BLOCK >= ...)` is resolved by the compiler and the tree is
- * straight-line code without loop counters or comparisons against blockDim.
- * Measured (H200, 2^28 floats): 2440 GB/s, 54.2% of CUB. */
-template <unsigned BLOCK, typename In, typename A>
-__global__ void __launch_bounds__(BLOCK) reduce5_complete_unroll(const In *__restrict__ in, size_t n, A *__restrict__ out)
-{
-    static_assert(BLOCK >= 32 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0,
-                  "BLOCK must be a power of two in 32..1024");
-    __shared__ A s[BLOCK];
-    const unsigned tid = threadIdx.x;
-    const size_t i = (size_t)blockIdx.x * (2 * BLOCK) + tid;
-    A v = i < n ? (A)in[i] : (A)0;
-    if (i + BLOCK < n) v += (A)in[i + BLOCK];
-    s[tid] = v;
-    __syncthreads();
-    if (BLOCK >= 1024) { if (tid < 512) s[tid] = v = v + s[tid + 512]; __syncthreads(); }
-    if (BLOCK >= 512) { if (tid < 256) s[tid] = v = v + s[tid + 256]; __syncthreads(); }
-    if (BLOCK >= 256) { if (tid < 128) s[tid] = v = v + s[tid + 128]; __syncthreads(); }
-    if (BLOCK >= 128) { if (tid < 64) s[tid] = v = v + s[tid + 64]; __syncthreads(); }
-    if (tid < 32) {
-        v = warp_reduce_smem(s, tid, BLOCK);
-        if (tid == 0) out[blockIdx.x] = v;
-    }
-}
-
-/* 6: multiple elements per thread. What changed: the grid no longer covers
- * the array; it is sized to fill the GPU once, and each thread first sums
- * many elements in a grid-stride loop (two per iteration, BLOCK apart) in a
- * register. The shared-memory tree, the barriers and the partial-sum store
- * now happen once per ~thousand elements instead of once per two, and the
- * second pass has only a few thousand partials. From here on the kernel is
- * limited by how many loads are in flight, not by the tree.
- * Measured (H200, 2^28 floats): 3743 GB/s, 83.2% of CUB. */
-template <unsigned BLOCK, typename In, typename A>
-__global__ void __launch_bounds__(BLOCK) reduce6_multi_element(const In *__restrict__ in, size_t n, A *__restrict__ out)
-{
-    static_assert(BLOCK >= 32 && BLOCK <= 1024 && (BLOCK & (BLOCK - 1)) == 0,
-                  "BLOCK must be a power of two in 32..1024");
-    __shared__ A s[BLOCK];
-    const unsigned tid = threadIdx.x;
-    const size_t grid_size = (size_t)2 * BLOCK * gridDim.x;
-    A v = (A)0;
-    for (size_t i = (size_t)blockIdx.x * (2 * BLOCK) + tid; i < n; i += grid_size) {
-        v += (A)in[i];
-        if (i + BLOCK < n) v += (A)in[i + BLOCK];
-    }
-    s[tid] = v;
-    __syncthreads();
-    if (BLOCK >= 1024) { if (tid < 512) s[tid] = v = v + s[tid + 512]; __syncthreads(); }
-    if (BLOCK >= 512) { if (tid < 256) s[tid] = v = v + s[tid + 256]; __syncthreads(); }
-    if (BLOCK >= 256) { if (tid < 128) s[tid] = v = v + s[tid + 128]; __syncthreads(); }
-    if (BLOCK >= 128) { if (tid < 64) s[tid] = v = v + s[tid + 64]; __syncthreads(); }
-    if (tid < 32) {
-        v = warp_reduce_smem(s, tid, BLOCK);
-        if (tid == 0) out[blockIdx.x] = v;
-    }
-}
-
-/* 7: warp shuffles and wide loads. What changed: (a) each load is a 16-byte
- * vector (float4, double2, int4): a quarter of the load instructions; (b)
- * UNROLL independent loads are issued before any add, each into its own
- * accumulator, so a thread has UNROLL x 16 bytes in flight instead of
- * waiting on one load at a time (thread_sum in reduce_device.cuh); (c) the
- * block sum uses __shfl_down_sync inside each warp and shared memory only
- * for the 32 warp sums: one barrier per block instead of log2(block).
- * Measured (H200, 2^28 floats): 4368 GB/s, 97.1% of CUB; with 4 loads in
- * flight 4478 GB/s (99.5%), with 8 loads and 512 threads 4478 GB/s (99.5%). */
-template <typename In, typename A, int UNROLL>
-__global__ void reduce7_warp_shuffle(const In *__restrict__ in, size_t n, A *__restrict__ out)
-{
-    A v = thread_sum<In, A, UNROLL>(in, n);
-    v = block_sum(v);
-    if (threadIdx.x == 0) out[blockIdx.x] = v;
-}
-
-/* 8: cooperative groups. The same kernel as 7 written with cg::reduce over
- * 32-thread tiles: the library picks the shuffle sequence (and uses the
- * hardware redux instruction for 32-bit integers where it exists).
- * Measured (H200, 2^28 floats): 4472 GB/s, 99.4% of CUB. */
-template <typename In, typename A, int UNROLL>
-__global__ void reduce8_cg(const In *__restrict__ in, size_t n, A *__restrict__ out)
-{
-    __shared__ A warp_part[32];
-    cg::thread_block block = cg::this_thread_block();
-    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-    A v = thread_sum<In, A, UNROLL>(in, n);
-    v = cg::reduce(warp, v, cg::plus<A>());
-    if (warp.thread_rank() == 0) warp_part[warp.meta_group_rank()] = v;
-    block.sync();
-    if (warp.meta_group_rank() == 0) {
-        v = warp.thread_rank() < warp.meta_group_size() ? warp_part[warp.thread_rank()] : (A)0;
-        v = cg::reduce(warp, v, cg::plus<A>());
-        if (warp.thread_rank() == 0) out[blockIdx.x] = v;
-    }
-}
-
-/* ---- launchers ---------------------------------------------------------- */
+/* ---- launchers ----------------------------------------------------------
+ * Every launch is one line `kernel<<<...>>>(...);` (tests/cpu_sim/run.sh
+ * rewrites them to run the kernels on the CPU). */
 
 typedef struct {
     const void *in;     /* n elements of the --type */
@@ -334,44 +127,28 @@ typedef struct {
 template <typename In, typename A>
 using red_kernel = void (*)(const In *, size_t, A *);
 
-template <typename In, typename A>
-static red_kernel<In, A> pick_complete_unroll(int block)
-{
-    switch (block) {
-    case 32: return reduce5_complete_unroll<32, In, A>;
-    case 64: return reduce5_complete_unroll<64, In, A>;
-    case 128: return reduce5_complete_unroll<128, In, A>;
-    case 256: return reduce5_complete_unroll<256, In, A>;
-    case 512: return reduce5_complete_unroll<512, In, A>;
-    default: return reduce5_complete_unroll<1024, In, A>;
-    }
-}
+/* The instance of a kernel template<unsigned BLOCK, In, A> for a block size
+ * (a power of two, 32..1024, checked in main). */
+#define BY_BLOCK(kernel, In, A, block)                                              \
+    ((block) == 32 ? kernel<32, In, A> : (block) == 64 ? kernel<64, In, A>          \
+     : (block) == 128 ? kernel<128, In, A> : (block) == 256 ? kernel<256, In, A>    \
+     : (block) == 512 ? kernel<512, In, A> : kernel<1024, In, A>)
 
-template <typename In, typename A>
-static red_kernel<In, A> pick_multi_element(int block)
-{
-    switch (block) {
-    case 32: return reduce6_multi_element<32, In, A>;
-    case 64: return reduce6_multi_element<64, In, A>;
-    case 128: return reduce6_multi_element<128, In, A>;
-    case 256: return reduce6_multi_element<256, In, A>;
-    case 512: return reduce6_multi_element<512, In, A>;
-    default: return reduce6_multi_element<1024, In, A>;
-    }
-}
-
-/* Kernels 0-5: one tile of `per_block` elements per block; launch over the
- * input, then over the partials, until a single block writes the result. */
+/* Tile kernels: `per_block` elements per block; launch over the input, then
+ * over the partials, until a single block writes the result. A grid-stride
+ * kernel (strided = 1) is also checked on a grid of at most x->grid_cap
+ * blocks per pass, so that each of its threads goes round its loop. */
 template <typename T>
 static void tile_passes(const red_ctx *x, cudaStream_t s, red_kernel<T, typename acc_of<T>::type> first,
                         red_kernel<typename acc_of<T>::type, typename acc_of<T>::type> next,
-                        unsigned per_block, size_t smem)
+                        unsigned per_block, size_t smem, int strided)
 {
     typedef typename acc_of<T>::type A;
     const void *src = x->in;
     size_t m = x->n;
     for (int pass = 0;; pass++) {
         size_t blocks = (m + per_block - 1) / per_block;
+        if (strided && x->grid_cap > 0 && blocks > x->grid_cap) blocks = x->grid_cap;
         if (blocks > 1) red_partials_fit("reduction", blocks, x->part_cap[pass & 1]);
         A *dst = blocks == 1 ? (A *)x->result : (A *)x->part[pass & 1];
         if (pass == 0) first<<<(unsigned)blocks, x->block, smem, s>>>((const T *)src, m, dst);
@@ -383,6 +160,12 @@ static void tile_passes(const red_ctx *x, cudaStream_t s, red_kernel<T, typename
     }
 }
 
+enum {
+    K_INTERLEAVED_DIVERGENT, K_INTERLEAVED_BANK_CONFLICTS, K_SEQUENTIAL, K_SUM_IN_REGISTER,
+    K_FIRST_ADD_LOAD, K_UNROLL_LAST_WARP, K_COMPLETE_UNROLL, K_GRID_STRIDE
+};
+
+/* Steps 01-08. */
 template <int KIND, typename T>
 static void run_tile(void *p, cudaStream_t s)
 {
@@ -391,16 +174,18 @@ static void run_tile(void *p, cudaStream_t s)
     const size_t smem = (size_t)x->block * sizeof(A);
     const unsigned b = (unsigned)x->block;
     switch (KIND) {
-    case 0: tile_passes<T>(x, s, reduce0_interleaved_divergent<T, A>, reduce0_interleaved_divergent<A, A>, b, smem); break;
-    case 1: tile_passes<T>(x, s, reduce1_interleaved_bank_conflicts<T, A>, reduce1_interleaved_bank_conflicts<A, A>, b, smem); break;
-    case 2: tile_passes<T>(x, s, reduce2_sequential<T, A>, reduce2_sequential<A, A>, b, smem); break;
-    case 3: tile_passes<T>(x, s, reduce3_first_add_load<T, A>, reduce3_first_add_load<A, A>, 2 * b, smem); break;
-    case 4: tile_passes<T>(x, s, reduce4_unroll_last_warp<T, A>, reduce4_unroll_last_warp<A, A>, 2 * b, smem); break;
-    default: tile_passes<T>(x, s, pick_complete_unroll<T, A>(x->block), pick_complete_unroll<A, A>(x->block), 2 * b, 0); break;
+    case K_INTERLEAVED_DIVERGENT: tile_passes<T>(x, s, reduce_interleaved_divergent<T, A>, reduce_interleaved_divergent<A, A>, b, smem, 0); break;
+    case K_INTERLEAVED_BANK_CONFLICTS: tile_passes<T>(x, s, reduce_interleaved_bank_conflicts<T, A>, reduce_interleaved_bank_conflicts<A, A>, b, smem, 0); break;
+    case K_SEQUENTIAL: tile_passes<T>(x, s, reduce_sequential<T, A>, reduce_sequential<A, A>, b, smem, 0); break;
+    case K_SUM_IN_REGISTER: tile_passes<T>(x, s, reduce_sum_in_register<T, A>, reduce_sum_in_register<A, A>, b, smem, 0); break;
+    case K_FIRST_ADD_LOAD: tile_passes<T>(x, s, reduce_first_add_load<T, A>, reduce_first_add_load<A, A>, 2 * b, smem, 0); break;
+    case K_UNROLL_LAST_WARP: tile_passes<T>(x, s, reduce_unroll_last_warp<T, A>, reduce_unroll_last_warp<A, A>, 2 * b, smem, 0); break;
+    case K_COMPLETE_UNROLL: tile_passes<T>(x, s, BY_BLOCK(reduce_complete_unroll, T, A, b), BY_BLOCK(reduce_complete_unroll, A, A, b), 2 * b, 0, 0); break;
+    default: tile_passes<T>(x, s, BY_BLOCK(reduce_grid_stride, T, A, b), BY_BLOCK(reduce_grid_stride, A, A, b), 2 * b, 0, 1); break;
     }
 }
 
-/* Kernels 6-8: pass 1 with a grid that fills the GPU once (resident blocks
+/* Steps 09-15: pass 1 with a grid that fills the GPU once (resident blocks
  * per SM x SMs, fewer when n is small), pass 2 one block over its partials.
  * The checks also run them on a grid of x->grid_cap blocks, so that at small
  * n every thread goes round its grid-stride loop many times. */
@@ -424,40 +209,45 @@ static void grid_passes(const red_ctx *x, cudaStream_t s, red_kernel<T, typename
     CHECK_LAUNCH();
 }
 
-template <int DUMMY, typename T>
-static void run_multi_element(void *p, cudaStream_t s)
+/* Steps 09 (the kernel of step 08) and 10: two elements per thread and round. */
+template <int SHUFFLE, typename T>
+static void run_grid(void *p, cudaStream_t s)
 {
     typedef typename acc_of<T>::type A;
     const red_ctx *x = (const red_ctx *)p;
     static int cb = 0, c = 0;
-    red_kernel<T, A> k1 = pick_multi_element<T, A>(x->block);
+    red_kernel<T, A> k1 = SHUFFLE ? BY_BLOCK(reduce_shuffle_block_sum, T, A, x->block)
+                                  : BY_BLOCK(reduce_grid_stride, T, A, x->block);
+    red_kernel<A, A> k2 = SHUFFLE ? BY_BLOCK(reduce_shuffle_block_sum, A, A, x->block)
+                                  : BY_BLOCK(reduce_grid_stride, A, A, x->block);
     int r = red_resident_per_sm(k1, x->block, &cb, &c);
-    grid_passes<T>(x, s, k1, pick_multi_element<A, A>(x->block), x->block, r, 2);
+    grid_passes<T>(x, s, k1, k2, x->block, r, 2);
 }
 
-/* BLOCK = 0: use --block. */
-template <int UNROLL, int BLOCK, typename T>
+/* Steps 11-14: LOADS 16-byte loads in flight per thread (1: step 11's
+ * kernel); BLOCK = 0: --block. The second pass is step 11's kernel. */
+template <int LOADS, int BLOCK, typename T>
 static void run_warp_shuffle(void *p, cudaStream_t s)
 {
     typedef typename acc_of<T>::type A;
     const red_ctx *x = (const red_ctx *)p;
     const int block = BLOCK ? BLOCK : x->block;
     static int cb = 0, c = 0;
-    int r = red_resident_per_sm(reduce7_warp_shuffle<T, A, UNROLL>, block, &cb, &c);
-    grid_passes<T>(x, s, reduce7_warp_shuffle<T, A, UNROLL>, reduce7_warp_shuffle<A, A, 1>, block, r,
-                   (size_t)vec16<T>::N * UNROLL);
+    red_kernel<T, A> k1 = LOADS == 1 ? reduce_warp_shuffle<T, A> : reduce_loads_in_flight<T, A, LOADS>;
+    int r = red_resident_per_sm(k1, block, &cb, &c);
+    grid_passes<T>(x, s, k1, reduce_warp_shuffle<A, A>, block, r, (size_t)vec16<T>::N * LOADS);
 }
 
-template <int UNROLL, int BLOCK, typename T>
+template <int LOADS, int BLOCK, typename T>
 static void run_cg(void *p, cudaStream_t s)
 {
     typedef typename acc_of<T>::type A;
     const red_ctx *x = (const red_ctx *)p;
     const int block = BLOCK ? BLOCK : x->block;
     static int cb = 0, c = 0;
-    int r = red_resident_per_sm(reduce8_cg<T, A, UNROLL>, block, &cb, &c);
-    grid_passes<T>(x, s, reduce8_cg<T, A, UNROLL>, reduce8_cg<A, A, 1>, block, r,
-                   (size_t)vec16<T>::N * UNROLL);
+    int r = red_resident_per_sm(reduce_cg<T, A, LOADS>, block, &cb, &c);
+    grid_passes<T>(x, s, reduce_cg<T, A, LOADS>, reduce_cg<A, A, 1>, block, r,
+                   (size_t)vec16<T>::N * LOADS);
 }
 
 /* The reference: CUB, temporary storage allocated once outside the timing. */
@@ -468,7 +258,26 @@ static void run_cub(void *p, cudaStream_t s)
     red_cub_sum<T>(x->cub_temp, x->cub_bytes, x->in, x->result, x->n, s);
 }
 
-/* ---- variant table ------------------------------------------------------ */
+#ifdef EXERCISE
+/* The exercise: a tile kernel covering EXERCISE_ELEMENTS_PER_THREAD x
+ * blockDim elements per block, with blockDim accumulators of dynamic shared
+ * memory, launched like steps 01-06. */
+template <int DUMMY, typename T>
+static void run_exercise(void *p, cudaStream_t s)
+{
+    typedef typename acc_of<T>::type A;
+    const red_ctx *x = (const red_ctx *)p;
+    tile_passes<T>(x, s, exercise_kernel<T, A>, exercise_kernel<A, A>,
+                   (unsigned)(EXERCISE_ELEMENTS_PER_THREAD * x->block), (size_t)x->block * sizeof(A), 0);
+}
+#define EXERCISE_ROW {"exercise", BY_TYPE(run_exercise, 0), 0, 0, 0, "your exercise (make try), a change to " EXERCISE_BASE},
+#else
+#define EXERCISE_ROW
+#endif
+
+/* ---- variant table ------------------------------------------------------
+ * The single source of truth: names, order (the steps of the lesson),
+ * --help, checks and timing. */
 
 #define BY_TYPE(f, ...) {f<__VA_ARGS__, float>, f<__VA_ARGS__, double>, f<__VA_ARGS__, int>}
 
@@ -483,17 +292,22 @@ typedef struct {
 
 static const variant variants[] = {
     {"cub", BY_TYPE(run_cub, 0), 1, 0, 0, "cub::DeviceReduce::Sum (reference)"},
-    {"interleaved_divergent", BY_TYPE(run_tile, 0), 0, 0, 0, "0: interleaved addressing, divergent branch"},
-    {"interleaved_bank_conflicts", BY_TYPE(run_tile, 1), 0, 0, 0, "1: interleaved addressing, strided index (bank conflicts)"},
-    {"sequential", BY_TYPE(run_tile, 2), 0, 0, 0, "2: sequential addressing"},
-    {"first_add_load", BY_TYPE(run_tile, 3), 0, 0, 0, "3: two elements per thread, first add during load"},
-    {"unroll_last_warp", BY_TYPE(run_tile, 4), 0, 0, 0, "4: last warp with __syncwarp only"},
-    {"complete_unroll", BY_TYPE(run_tile, 5), 0, 0, 0, "5: template block size, fully unrolled tree"},
-    {"multi_element", BY_TYPE(run_multi_element, 0), 0, 0, 1, "6: grid-stride, many elements per thread"},
-    {"warp_shuffle", BY_TYPE(run_warp_shuffle, 1, 0), 0, 0, 1, "7: 16-byte loads, warp shuffles"},
-    {"warp_shuffle_u4", BY_TYPE(run_warp_shuffle, 4, 0), 0, 0, 1, "7: + 4 independent loads in flight"},
-    {"warp_shuffle_u8_b512", BY_TYPE(run_warp_shuffle, 8, 512), 0, 512, 1, "7: 8 loads in flight, 512 threads"},
-    {"cg_reduce", BY_TYPE(run_cg, 4, 0), 0, 0, 1, "8: cooperative groups cg::reduce, 4 loads in flight"},
+    {"interleaved_divergent", BY_TYPE(run_tile, K_INTERLEAVED_DIVERGENT), 0, 0, 0, "01: interleaved addressing, divergent branch"},
+    {"interleaved_bank_conflicts", BY_TYPE(run_tile, K_INTERLEAVED_BANK_CONFLICTS), 0, 0, 0, "02: strided index, no divergence (bank conflicts)"},
+    {"sequential", BY_TYPE(run_tile, K_SEQUENTIAL), 0, 0, 0, "03: sequential addressing"},
+    {"sum_in_register", BY_TYPE(run_tile, K_SUM_IN_REGISTER), 0, 0, 0, "04: running sum in a register"},
+    {"first_add_load", BY_TYPE(run_tile, K_FIRST_ADD_LOAD), 0, 0, 0, "05: two elements per thread, first add during load"},
+    {"unroll_last_warp", BY_TYPE(run_tile, K_UNROLL_LAST_WARP), 0, 0, 0, "06: last warp with __syncwarp only"},
+    {"complete_unroll", BY_TYPE(run_tile, K_COMPLETE_UNROLL), 0, 0, 0, "07: template block size, fully unrolled tree"},
+    {"grid_stride", BY_TYPE(run_tile, K_GRID_STRIDE), 0, 0, 1, "08: grid-stride loop, grid still covers the array"},
+    {"multi_element", BY_TYPE(run_grid, 0), 0, 0, 1, "09: grid fills the GPU once, many elements per thread"},
+    {"shuffle_block_sum", BY_TYPE(run_grid, 1), 0, 0, 1, "10: block sum by warp shuffles"},
+    {"warp_shuffle", BY_TYPE(run_warp_shuffle, 1, 0), 0, 0, 1, "11: 16-byte loads"},
+    {"warp_shuffle_u4", BY_TYPE(run_warp_shuffle, WARP_SHUFFLE_U4_LOADS, 0), 0, 0, 1, "12: 4 loads in flight per thread"},
+    {"warp_shuffle_u8", BY_TYPE(run_warp_shuffle, WARP_SHUFFLE_U8_LOADS, 0), 0, 0, 1, "13: 8 loads in flight per thread"},
+    {"warp_shuffle_u8_b512", BY_TYPE(run_warp_shuffle, WARP_SHUFFLE_U8_LOADS, WARP_SHUFFLE_U8_B512_BLOCK), 0, WARP_SHUFFLE_U8_B512_BLOCK, 1, "14: 512 threads per block"},
+    {"cg_reduce", BY_TYPE(run_cg, WARP_SHUFFLE_U4_LOADS, 0), 0, 0, 1, "15: cg::reduce warp sums (from step 12)"},
+    EXERCISE_ROW
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -520,7 +334,7 @@ static const opt_spec sample_opts[] = {
 
 /* The sizes of --check-sizes (the ones that matter), and the smaller ones every
  * run checks before timing (each <= n; then n itself). */
-static const size_t issue_sizes[] = {1, 2, 31, 33, 1000, (1u << 20) + 1, 1u << 28};
+static const size_t check_sizes[] = {1, 2, 31, 33, 1000, (1u << 20) + 1, 1u << 28};
 static const size_t quick_sizes[] = {1, 2, 31, 33, 1000, 4097, (1u << 20) + 1};
 
 /* ---- checking ----------------------------------------------------------- */
@@ -620,8 +434,8 @@ int main(int argc, char **argv)
     /* The sizes to check: a list of odd sizes (<= n), then n. */
     size_t sizes[16];
     int nsizes = 0;
-    const size_t *list = opt_check_sizes ? issue_sizes : quick_sizes;
-    int nlist = opt_check_sizes ? (int)(sizeof issue_sizes / sizeof issue_sizes[0])
+    const size_t *list = opt_check_sizes ? check_sizes : quick_sizes;
+    int nlist = opt_check_sizes ? (int)(sizeof check_sizes / sizeof check_sizes[0])
                                 : (int)(sizeof quick_sizes / sizeof quick_sizes[0]);
     for (int k = 0; k < nlist; k++)
         if (opt_check_sizes || list[k] < n) sizes[nsizes++] = list[k];

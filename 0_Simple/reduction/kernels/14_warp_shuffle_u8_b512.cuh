@@ -1,0 +1,12 @@
+/* Step 14, warp_shuffle_u8_b512. The one change from step 13: 512 threads
+ * per block instead of --block (256 by default). The kernel is step 12's
+ * with 8 loads in flight, as in step 13; the block size below is this
+ * step's row of the variant table (its block column), so the grid has half
+ * as many blocks of twice the threads, and the same number of threads
+ * resident per SM. Expect no change: the block size matters to the tree and
+ * the second pass, which are a small part of the time by now.
+ *
+ * Measured (H200, 2^28 floats; results/H200/reduction.txt, commit d4ff6ab):
+ * 0.2398 ms, 4478 GB/s, 99.5% of CUB (step 12: 4478 GB/s; step 13 not yet measured).
+ */
+#define WARP_SHUFFLE_U8_B512_BLOCK 512
