@@ -108,7 +108,9 @@ int spawn_compile(kg_gate *g, kg_job *j, kg_cand *c)
     }
     j->cc_on = 1;
     j->cc_killed = 0;
-    j->cc_deadline = kg_now() + (j->is_torch ? g->o->torch_timeout : g->o->compile_timeout);
+    /* the limit is CPU seconds (the candidate's: a bomb uses the CPU); twice
+     * as many of wall-clock time (the machine's: a loaded machine starves) */
+    j->cc_deadline = kg_now() + 2 * (j->is_torch ? g->o->torch_timeout : g->o->compile_timeout);
     return 0;
 }
 
@@ -247,7 +249,7 @@ int spawn_scan(kg_gate *g, kg_job *j, kg_cand *c)
     }
     j->scan_fd = p[0];
     j->scan_on = 1;
-    j->scan_deadline = kg_now() + limit;
+    j->scan_deadline = kg_now() + 2 * limit;   /* CPU seconds; twice as many of wall-clock time */
     return 0;
 }
 
@@ -314,6 +316,21 @@ static void take_hits(kg_cand *c, const kg_static_msg *m)
     }
 }
 
+/* A diagnostic of libclang's (the scan's record) as the report may show it:
+ * about the candidate's own text only (kg_cut_foreign), on one line. */
+static void own_words(const char *text, const char *display, char *out, size_t len)
+{
+    char one[sizeof ((kg_static_msg *)0)->parse_error + 1];
+    snprintf(one, sizeof one, "%s", text);
+    char *cut = kg_cut_foreign(one, display);
+    snprintf(out, len, "%s", cut ? cut : "");
+    free(cut);
+    size_t n = strlen(out);
+    while (n && out[n - 1] == '\n') out[--n] = 0;
+    for (char *p = out; *p; p++)
+        if (*p == '\n') *p = ' ';
+}
+
 /* The scan's record arrived (or its sandbox ended). */
 void static_result(kg_gate *g, kg_job *j, kg_cand *c)
 {
@@ -329,15 +346,28 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
     fcntl(j->scan_fd, F_SETFL, fl | O_NONBLOCK);
     ssize_t got = read_record(j->scan_fd, &m, sizeof m);
     close_fd(&j->scan_fd);
+    double limit = j->is_torch ? 4 * g->o->scan_timeout : g->o->scan_timeout;
+    if (got != (ssize_t)sizeof m && j->scan_killed && j->scan_tries++ < 1) {
+        /* out of wall-clock time, not of CPU time: the machine was too busy
+         * to run it. Once more; then it is the gate's failure, not the
+         * candidate's (a bomb runs into the CPU limit first) */
+        j->scan_killed = 0;
+        j->static_done = 0;
+        if (spawn_scan(g, j, c) == 0) return;
+        j->static_done = 1;
+    }
     if (got != (ssize_t)sizeof m || !kg_static_msg_valid(&m) || m.policy != g->o->policy) {
         char end[200];
-        kg_limits lim = kg_default_limits(KG_SB_SCAN, g->o->scan_timeout);
+        kg_limits lim = kg_default_limits(KG_SB_SCAN, limit);
         kg_sb_ending(&rec, &lim, end, sizeof end);
         c->verdict = KG_V_L1;
-        if (j->scan_killed)
-            snprintf(c->reason, sizeof c->reason, "static track stopped: no result within the %.0f s limit "
-                     "(a preprocessor or template bomb?)", j->is_torch ? 4 * g->o->scan_timeout : g->o->scan_timeout);
-        else if (got > 0 && got != (ssize_t)sizeof m)
+        if (j->scan_killed) {
+            c->verdict = KG_V_SKIPPED;
+            c->gate_failure = 1;
+            snprintf(c->reason, sizeof c->reason, "gate: the static scan got no result within %.0f s of "
+                     "wall-clock time, twice, without using up its %.0f s of CPU time (a machine too busy to "
+                     "run it): not judged", 2 * limit, limit);
+        } else if (got > 0 && got != (ssize_t)sizeof m)
             snprintf(c->reason, sizeof c->reason, "static track failed: a truncated record");
         else if (got == (ssize_t)sizeof m)
             snprintf(c->reason, sizeof c->reason, "static track failed: a malformed record");
@@ -354,14 +384,18 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
     if (m.needs_bf16) add_note(c, "%s", "repaired: #include <cuda_bf16.h> added");
     if (m.rc != 0) {
         c->verdict = KG_V_L1;
-        snprintf(c->reason, sizeof c->reason, "static track failed: %.300s", m.parse_error);
+        char pe[300];
+        own_words(m.parse_error, c->name, pe, sizeof pe);
+        snprintf(c->reason, sizeof c->reason, "static track failed: %.290s", pe);
     } else if (m.worst == KG_P0) {
         c->verdict = KG_V_P0;
         snprintf(c->reason, sizeof c->reason, "%.390s", m.reason);
     } else if (g->o->mode == MODE_STATIC) {
         c->verdict = KG_V_STATIC_OK;
-        snprintf(c->reason, sizeof c->reason, "no P0 rule hit%s%.300s", m.parsed ? "" : "; parse: ",
-                 m.parsed ? "" : m.parse_error);
+        char pe[300];
+        own_words(m.parse_error, c->name, pe, sizeof pe);
+        snprintf(c->reason, sizeof c->reason, "no P0 rule hit%s%.290s", m.parsed ? "" : "; parse: ",
+                 m.parsed ? "" : pe);
     } else if (!j->task) {
         c->verdict = KG_V_L1;
         snprintf(c->reason, sizeof c->reason,
@@ -399,6 +433,10 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
     j->cc_on = 0;
     c->t_sandbox += sb_start_s(&rec);
     c->t_compile += rec.wall_ms / 1000.0;   /* the compiler's own wall time, retries included */
+    if (j->cc_killed && j->cc_tries++ < 1) {
+        /* out of wall-clock time, not of CPU time: once more (static_result) */
+        if (spawn_compile(g, j, c) == 0) return;
+    }
     int ok = rec.exit_code == 0 && rec.term_signal == 0;
     char so[PATH_MAX + 64];
     if (j->is_torch) snprintf(so, sizeof so, "%s/build/kgate_cand.so", j->dir);
@@ -434,8 +472,10 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
         }
     }
     j->compile_done = 1;
-    char *log = kg_read_file(j->log, 1u << 20, NULL);
-    kg_parse_ptxas(log, &c->ptx);
+    char *raw = kg_read_file(j->log, 1u << 20, NULL);
+    kg_parse_ptxas(raw, &c->ptx);
+    /* what reaches the report: the diagnostics about the candidate's own text */
+    char *log = kg_cut_foreign(raw, c->path);
     int any = 0;
     for (int a = 0; a < g->n_arch; a++) any |= j->arch_ok[a] == 1;
     if (!any) {
@@ -445,12 +485,18 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
         c->n_compile_errors = kg_compile_errors(log, c->path, c->compile_errors, KG_MAX_COMPILE_ERRORS);
         snprintf(first_err, sizeof first_err, "%s", c->n_compile_errors ? c->compile_errors[0] : "");
         if (!first_err[0]) kg_first_error(log, first_err, sizeof first_err);
-        if (j->is_torch && torch_env_failure(log, why, sizeof why)) {
+        if (j->is_torch && torch_env_failure(raw, why, sizeof why)) {   /* fixed words only */
             j->env_skip = 1;
             snprintf(c->reason, sizeof c->reason, "PyTorch cannot build extensions here: %.300s", why);
-        } else if (j->cc_killed)
-            snprintf(c->reason, sizeof c->reason, "compile stopped: no result within the %.0f s limit",
-                     j->is_torch ? g->o->torch_timeout : g->o->compile_timeout);
+        } else if (j->cc_killed) {
+            double limit = j->is_torch ? g->o->torch_timeout : g->o->compile_timeout;
+            j->env_skip = 1;   /* SKIPPED: the gate's failure, not the candidate's */
+            c->gate_failure = 1;
+            snprintf(c->reason, sizeof c->reason, "gate: the compiler got no result within %.0f s of wall-clock "
+                     "time, twice, without using up its %.0f s of CPU time (a machine too busy to run it): "
+                     "not judged", 2 * limit, limit);
+        } else if (rec.mem_oom)
+            snprintf(c->reason, sizeof c->reason, "compile stopped: %s", end);
         else if (rec.term_signal && rec.term_signal != SIGKILL)
             snprintf(c->reason, sizeof c->reason, "compile stopped: %s", end);
         else if (!rec.started)
@@ -470,6 +516,7 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
                 }
     }
     free(log);
+    free(raw);
 }
 
 /* The verdict of a run on device d, from trusted sources only: the judge's
@@ -504,7 +551,9 @@ static void compose(kg_gate *g, kg_job *j, kg_cand *c, int d, kg_dev_result *r, 
         snprintf(r->reason, sizeof r->reason, "%.390s", m->detail);
     } else if (m->lost) {
         r->verdict = KG_V_L2;
-        if (m->timed_out) {
+        if (h->mem_oom)   /* killed by its memory cgroup: the ending names the limit */
+            snprintf(r->reason, sizeof r->reason, "memory: over its %s while %.96s", end, stage);
+        else if (m->timed_out) {
             char mem[120] = "";
             if (h->maxrss_kb > 0 && lim.data_bytes &&
                 (unsigned long long)h->maxrss_kb * 1024ULL >= lim.data_bytes / 10 * 8)

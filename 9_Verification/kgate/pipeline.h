@@ -44,6 +44,7 @@ typedef struct {
     int scan_on, cc_on, h_on[KG_MAX_DEV];
     double scan_deadline, cc_deadline;
     int scan_killed, cc_killed;
+    int scan_tries, cc_tries;  /* retries after a wall-clock kill (at most one each) */
     int scan_fd;               /* the scan's record pipe */
     int cmd_w[KG_MAX_DEV], rep_r[KG_MAX_DEV], shm_fd[KG_MAX_DEV];   /* the harnesses' channels */
     int h_dead[KG_MAX_DEV];    /* the harness ended before its session */

@@ -62,6 +62,10 @@ double kg_now(void)
 #define GiB (1ULL << 30)
 #define MiB (1ULL << 20)
 
+static unsigned long long harness_memory;   /* kg_set_harness_memory (0: the default) */
+
+void kg_set_harness_memory(unsigned long long bytes) { harness_memory = bytes; }
+
 kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s)
 {
     kg_limits l;
@@ -71,6 +75,7 @@ kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s)
     case KG_SB_SCAN:       /* libclang on one file: 0.3-3 s, under 1 GiB; nvcc -E for hidden code */
         l.cpu_s = timeout_s;
         l.as_bytes = 4 * GiB;
+        l.mem_bytes = 4 * GiB;
         l.fsize_bytes = 64 * MiB;
         l.tmp_bytes = 128 * MiB;
         l.nproc = 16;
@@ -78,6 +83,7 @@ kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s)
     case KG_SB_COMPILE:    /* nvcc and its phases: a few seconds, under 2 GiB */
         l.cpu_s = timeout_s;
         l.as_bytes = 8 * GiB;
+        l.mem_bytes = 8 * GiB;
         l.fsize_bytes = 256 * MiB;
         l.tmp_bytes = 512 * MiB;
         l.nproc = 32;
@@ -91,6 +97,8 @@ kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s)
             long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
             unsigned long long ram = pages > 0 && psz > 0 ? (unsigned long long)pages * (unsigned long long)psz : 0;
             l.data_bytes = ram && ram / 4 < 8 * GiB ? ram / 4 : 8 * GiB;
+            if (harness_memory) l.data_bytes = harness_memory;
+            l.mem_bytes = l.data_bytes;   /* every page, shared ones too (sandbox.h, memcg) */
         }
         l.fsize_bytes = 16 * MiB;
         l.tmp_bytes = 16 * MiB;
@@ -151,6 +159,282 @@ static int find_on_path(const char *name, char *out, size_t len)
         }
     }
     return -1;
+}
+
+/* ---- host memory: a memory cgroup per sandbox ---------------------------- */
+
+/* RLIMIT_DATA counts the heap and private writable mappings only: a
+ * MAP_SHARED|MAP_ANONYMOUS mapping, a memfd, a file in a tmpfs or a SysV
+ * segment escape it, and RLIMIT_AS cannot be set for a harness without
+ * knowing the address space CUDA reserves. A memory cgroup counts every page
+ * a process of the sandbox makes resident, whatever kind: each sandbox gets
+ * one under a folder of this run (memcg_dir), made by the monitor before
+ * bubblewrap starts and entered by bubblewrap's process before its exec,
+ * so everything inside is in it from the first instruction. No sandbox sees
+ * the cgroup file system (/sys is not bound, or only parts of it, and the
+ * cgroup namespace is new), so nothing inside can leave it. */
+
+static int write_text_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t n = strlen(text);
+    ssize_t w = write(fd, text, n);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return w == (ssize_t)n ? 0 : -1;
+}
+
+static long long read_ll_key(const char *path, const char *key)
+{
+    FILE *f = fopen(path, "re");
+    if (!f) return -1;
+    char line[256];
+    long long v = -1;
+    size_t kl = key ? strlen(key) : 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!key) { v = atoll(line); break; }
+        if (!strncmp(line, key, kl) && (line[kl] == ' ' || line[kl] == '\t')) { v = atoll(line + kl + 1); break; }
+    }
+    fclose(f);
+    return v;
+}
+
+/* The mount point of the cgroup hierarchy (v2: "cgroup2"; v1: the one with
+ * the memory controller) and this process's path in it. */
+static int cgroup_of_self(int v2, char *dir, size_t len)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (!f) return -1;
+    char line[2048], mnt[1024] = "";
+    while (fgets(line, sizeof line, f) && !mnt[0]) {
+        char *sep = strstr(line, " - ");
+        if (!sep) continue;
+        char fstype[64] = "", opts[1024] = "", mp[1024] = "";
+        if (sscanf(sep + 3, "%63s %*s %1023s", fstype, opts) < 1) continue;
+        if (sscanf(line, "%*s %*s %*s %*s %1023s", mp) != 1) continue;
+        if (v2 && !strcmp(fstype, "cgroup2")) snprintf(mnt, sizeof mnt, "%s", mp);
+        if (!v2 && !strcmp(fstype, "cgroup")) {
+            char *save = NULL;
+            for (char *t = strtok_r(opts, ",", &save); t; t = strtok_r(NULL, ",", &save))
+                if (!strcmp(t, "memory")) snprintf(mnt, sizeof mnt, "%s", mp);
+        }
+    }
+    fclose(f);
+    if (!mnt[0]) return -1;
+    f = fopen("/proc/self/cgroup", "re");
+    if (!f) return -1;
+    char path[1024] = "";
+    int found = 0;
+    while (fgets(line, sizeof line, f) && !found) {
+        line[strcspn(line, "\n")] = 0;
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2) continue;
+        *c2 = 0;
+        const char *ctrl = c1 + 1;
+        if (v2 && !strcmp(line, "0") && !*ctrl) found = 1;
+        if (!v2) {
+            char cl[256];
+            snprintf(cl, sizeof cl, "%s", ctrl);
+            char *save = NULL;
+            for (char *t = strtok_r(cl, ",", &save); t; t = strtok_r(NULL, ",", &save))
+                if (!strcmp(t, "memory")) found = 1;
+        }
+        if (found) snprintf(path, sizeof path, "%s", c2 + 1);
+    }
+    fclose(f);
+    if (!found) return -1;
+    snprintf(dir, len, "%s%s", mnt, strcmp(path, "/") ? path : "");
+    return 0;
+}
+
+/* Empty memory cgroups of earlier runs that ended without cleaning up (a
+ * killed gate): their pid is gone. */
+static void remove_stale(const char *base)
+{
+    DIR *d = opendir(base);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid = 0;
+        if (sscanf(e->d_name, "kgate-%d", &pid) != 1 || pid <= 0 || pid == (int)getpid()) continue;
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "/proc/%d", pid);
+        if (access(p, F_OK) == 0) continue;
+        char run[PATH_MAX];
+        snprintf(run, sizeof run, "%.2000s/%.200s", base, e->d_name);
+        DIR *r = opendir(run);
+        struct dirent *k;
+        while (r && (k = readdir(r)) != NULL)
+            if (!strncmp(k->d_name, "sb-", 3)) {
+                snprintf(p, sizeof p, "%.2000s/%.200s", run, k->d_name);
+                rmdir(p);
+            }
+        if (r) closedir(r);
+        rmdir(run);
+    }
+    closedir(d);
+}
+
+static pid_t memcg_owner;   /* the process that made memcg_dir (forked children never remove it) */
+
+static int memcg_try(kg_sandbox *sb, int v2)
+{
+    char base[1024], dir[1100], probe[1300];
+    if (cgroup_of_self(v2, base, sizeof base) != 0) return -1;
+    remove_stale(base);
+    static int n_setups;   /* each kg_sandbox of this process its own folder */
+    snprintf(dir, sizeof dir, "%.1000s/kgate-%d-%d", base, (int)getpid(), n_setups++);
+    if (mkdir(dir, 0755) != 0) return -1;
+    snprintf(probe, sizeof probe, "%s/%s", dir, v2 ? "memory.max" : "memory.limit_in_bytes");
+    if (v2 && access(probe, F_OK) != 0) {
+        /* the memory controller for our children: allowed where our own
+         * cgroup holds no process (or is the root) */
+        char sc[1100];
+        snprintf(sc, sizeof sc, "%s/cgroup.subtree_control", base);
+        if (write_text_file(sc, "+memory") != 0 || access(probe, F_OK) != 0) { rmdir(dir); return -1; }
+    }
+    if (access(probe, F_OK) != 0) { rmdir(dir); return -1; }
+    if (v2) {
+        char sc[1300];
+        snprintf(sc, sizeof sc, "%s/cgroup.subtree_control", dir);
+        if (write_text_file(sc, "+memory") != 0) { rmdir(dir); return -1; }
+    }
+    sb->memcg = v2 ? 2 : 1;
+    snprintf(sb->memcg_dir, sizeof sb->memcg_dir, "%.1000s", dir);
+    memcg_owner = getpid();
+    return 0;
+}
+
+static kg_sandbox *cleanup_sb[8];
+static void cleanup_at_exit(void)
+{
+    for (int i = 0; i < 8; i++)
+        if (cleanup_sb[i]) kg_sandbox_cleanup(cleanup_sb[i]);
+}
+
+/* KGATE_MEMCG=none skips the cgroup (tests of the fallback). */
+static void memcg_setup(kg_sandbox *sb)
+{
+    const char *force = getenv("KGATE_MEMCG");
+    sb->memcg = 0;
+    if (force && !strcmp(force, "none")) return;
+    if (memcg_try(sb, 1) != 0 && memcg_try(sb, 0) != 0) return;
+    static int registered;
+    int i = 0;
+    while (i < 8 && cleanup_sb[i] && cleanup_sb[i] != sb) i++;
+    if (i < 8) cleanup_sb[i] = sb;
+    if (!registered++) atexit(cleanup_at_exit);
+}
+
+void kg_sandbox_cleanup(kg_sandbox *sb)
+{
+    if (!sb->memcg || !sb->memcg_dir[0] || getpid() != memcg_owner) return;
+    rmdir(sb->memcg_dir);   /* the sandboxes' own are gone with them; empty now */
+    sb->memcg_dir[0] = 0;
+}
+
+void kg_sandbox_memory_desc(const kg_sandbox *sb, char *buf, size_t len)
+{
+    kg_limits h = kg_default_limits(KG_SB_HARNESS, 1);
+    if (sb->memcg)
+        snprintf(buf, len, "host memory: a memory cgroup per sandbox (cgroup v%d, %s; harness %.1f GiB, "
+                 "shared mappings, memfd and tmpfs counted)", sb->memcg,
+                 sb->memcg == 2 ? "memory.max" : "memory.limit_in_bytes", (double)h.mem_bytes / (double)GiB);
+    else if (sb->harness_vm_base)
+        snprintf(buf, len, "host memory: no memory cgroup here; the harness's address space is limited "
+                 "(RLIMIT_AS = CUDA's start-up %.1f GiB + %.1f GiB)", (double)sb->harness_vm_base / (double)GiB,
+                 (double)h.mem_bytes / (double)GiB);
+    else
+        snprintf(buf, len, "host memory: no memory cgroup here: the harness has RLIMIT_DATA %.1f GiB only "
+                 "(shared mappings are not counted; a full run measures CUDA's start-up and adds RLIMIT_AS)",
+                 (double)h.data_bytes / (double)GiB);
+}
+
+/* The monitor's side: a cgroup for one sandbox, before bubblewrap starts. */
+static int memcg_make(const kg_sandbox *sb, unsigned long long bytes, char *dir, size_t len)
+{
+    dir[0] = 0;
+    if (!sb->memcg || !bytes) return 0;
+    snprintf(dir, len, "%.1000s/sb-%d", sb->memcg_dir, (int)getpid());
+    if (mkdir(dir, 0755) != 0) { dir[0] = 0; return -1; }
+    char f[1200], v[32];
+    snprintf(v, sizeof v, "%llu", bytes);
+    int bad = 0;
+    if (sb->memcg == 2) {
+        snprintf(f, sizeof f, "%s/memory.max", dir);
+        bad |= write_text_file(f, v);
+        snprintf(f, sizeof f, "%s/memory.swap.max", dir);
+        if (access(f, F_OK) == 0) bad |= write_text_file(f, "0");
+        snprintf(f, sizeof f, "%s/memory.oom.group", dir);   /* the whole sandbox goes at once */
+        if (access(f, F_OK) == 0) write_text_file(f, "1");
+    } else {
+        snprintf(f, sizeof f, "%s/memory.limit_in_bytes", dir);
+        bad |= write_text_file(f, v);
+        snprintf(f, sizeof f, "%s/memory.memsw.limit_in_bytes", dir);   /* swap counts too */
+        if (access(f, F_OK) == 0) bad |= write_text_file(f, v);
+    }
+    if (bad) { rmdir(dir); dir[0] = 0; return -1; }
+    return 0;
+}
+
+/* What the cgroup saw: its OOM kills and its peak. */
+static void memcg_stats(const kg_sandbox *sb, const char *dir, kg_sb_result *r)
+{
+    if (!dir[0]) return;
+    char f[1200];
+    if (sb->memcg == 2) {
+        snprintf(f, sizeof f, "%s/memory.events", dir);
+        long long k = read_ll_key(f, "oom_kill");
+        r->mem_oom = k > 0 ? (int)(k > 1000 ? 1000 : k) : 0;
+        snprintf(f, sizeof f, "%s/memory.peak", dir);
+        long long pk = read_ll_key(f, NULL);
+        r->mem_peak_kb = pk > 0 ? (long)(pk / 1024) : 0;
+    } else {
+        snprintf(f, sizeof f, "%s/memory.oom_control", dir);
+        long long k = read_ll_key(f, "oom_kill");
+        r->mem_oom = k > 0 ? (int)(k > 1000 ? 1000 : k) : 0;
+        snprintf(f, sizeof f, "%s/memory.max_usage_in_bytes", dir);
+        long long pk = read_ll_key(f, NULL);
+        r->mem_peak_kb = pk > 0 ? (long)(pk / 1024) : 0;
+    }
+}
+
+/* After the sandbox ended: its stats, then the cgroup removed (its
+ * processes are gone with the PID namespace; a straggler is killed). */
+static void memcg_finish(const kg_sandbox *sb, const char *dir, kg_sb_result *r)
+{
+    if (!dir[0]) return;
+    memcg_stats(sb, dir, r);
+    char f[1200];
+    for (int tries = 0; tries < 2000 && rmdir(dir) != 0 && errno == EBUSY; tries++) {
+        snprintf(f, sizeof f, "%s/cgroup.procs", dir);
+        FILE *p = fopen(f, "re");
+        int pid;
+        while (p && fscanf(p, "%d", &pid) == 1) kill(pid, SIGKILL);
+        if (p) fclose(p);
+        usleep(1000);
+    }
+}
+
+/* bubblewrap's process, before its exec: into the sandbox's cgroup. */
+static int memcg_enter(const char *dir)
+{
+    if (!dir[0]) return 0;
+    char f[1200], v[32];
+    snprintf(f, sizeof f, "%s/cgroup.procs", dir);
+    snprintf(v, sizeof v, "%d", (int)getpid());
+    return write_text_file(f, v);
+}
+
+/* The target's peak address space (VmPeak), read while it waits in exit_group. */
+static long vm_peak_kb(pid_t pid)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+    long long v = read_ll_key(p, "VmPeak:");
+    return v > 0 ? (long)v : 0;
 }
 
 /* ---- the seccomp monitor ------------------------------------------------ */
@@ -531,6 +815,7 @@ static void handle(mon_ctx *m, struct seccomp_notif *req, struct seccomp_notif_r
         if (pid == m->target && m->target) {
             m->target_ended = 1;
             m->target_status = (int)(a[0] & 0xff);
+            r->vm_peak_kb = vm_peak_kb(pid);   /* it waits in the call: still all there */
         }
         return;
     case SYS_execve: case SYS_execveat: {
@@ -576,10 +861,18 @@ static const char *F(argv_t *a, const char *fmt, ...)
     return s;
 }
 
-/* Files under /etc the sandbox never needs and must not read. */
-static const char *const etc_masked[] = {"/etc/shadow", "/etc/gshadow", "/etc/shadow-",
-                                         "/etc/gshadow-", "/etc/sudoers", "/etc/master.passwd"};
-static const char *const etc_dirs_masked[] = {"/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d"};
+/* Files under /etc the sandbox never needs and must not read: secrets, and
+ * what names the host or its network (its name, its machine id, its
+ * addresses and interfaces; the UTS namespace gives the sandbox a host name
+ * of its own, KG_SB_HOSTNAME). Regular files become empty, folders empty;
+ * a symlink is left alone (its target, under /run, is not in the sandbox). */
+static const char *const etc_masked[] = {"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
+                                         "/etc/sudoers", "/etc/master.passwd", "/etc/hostname", "/etc/hosts",
+                                         "/etc/machine-id", "/etc/hostid", "/etc/mailname", "/etc/resolv.conf",
+                                         "/etc/ethers", "/etc/motd"};
+static const char *const etc_dirs_masked[] = {"/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d", "/etc/netplan",
+                                              "/etc/network", "/etc/NetworkManager", "/etc/systemd/network",
+                                              "/etc/wpa_supplicant", "/etc/cloud", "/etc/slurm", "/etc/munge"};
 
 void kg_sandbox_add_ro(kg_sandbox *sb, const char *path) { add_ro(sb, path); }
 
@@ -599,6 +892,11 @@ static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, a
         /* the private /tmp first: binds below it (an unpacked toolkit in
          * /tmp/pfx) go on top of it */
         A(a, "--dev"); A(a, "/dev");
+        /* /dev is read-only below; POSIX shared memory gets a small tmpfs of
+         * its own (bubblewrap's /dev is an unbounded tmpfs) */
+        A(a, "--perms"); A(a, "1777");
+        A(a, "--size"); A(a, F(a, "%llu", s->lim.tmp_bytes ? s->lim.tmp_bytes : 16 * MiB));
+        A(a, "--tmpfs"); A(a, "/dev/shm");
         A(a, "--proc"); A(a, "/proc");
         A(a, "--perms"); A(a, "1777");
         A(a, "--size"); A(a, F(a, "%llu", s->lim.tmp_bytes ? s->lim.tmp_bytes : 16 * MiB));
@@ -614,23 +912,43 @@ static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, a
             }
             A(a, "--ro-bind"); A(a, sb->ro[i]); A(a, sb->ro[i]);
         }
-        for (size_t i = 0; i < sizeof etc_masked / sizeof etc_masked[0]; i++)
-            if (access(etc_masked[i], F_OK) == 0) {
+        for (size_t i = 0; i < sizeof etc_masked / sizeof etc_masked[0]; i++) {
+            struct stat st;
+            if (lstat(etc_masked[i], &st) == 0 && S_ISREG(st.st_mode)) {
                 A(a, "--ro-bind"); A(a, "/dev/null"); A(a, etc_masked[i]);
             }
+        }
         for (size_t i = 0; i < sizeof etc_dirs_masked / sizeof etc_dirs_masked[0]; i++) {
             struct stat st;
-            if (stat(etc_dirs_masked[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (lstat(etc_dirs_masked[i], &st) == 0 && S_ISDIR(st.st_mode)) {
                 A(a, "--tmpfs"); A(a, etc_dirs_masked[i]);
                 A(a, "--remount-ro"); A(a, etc_dirs_masked[i]);
             }
         }
         if (s->kind == KG_SB_HARNESS) {
-            A(a, "--ro-bind-try"); A(a, "/sys"); A(a, "/sys");
+            if (sb->sys_full) {
+                A(a, "--ro-bind-try"); A(a, "/sys"); A(a, "/sys");
+                for (int i = 0; i < sb->n_sys_mask; i++) {
+                    A(a, "--tmpfs"); A(a, sb->sys_mask[i]);
+                    A(a, "--remount-ro"); A(a, sb->sys_mask[i]);
+                }
+            } else {
+                for (int i = 0; i < sb->n_sys; i++) {
+                    for (const char *q = strchr(sb->sys[i] + 1, '/'); q; q = strchr(q + 1, '/')) {
+                        A(a, "--perms"); A(a, "0755");
+                        A(a, "--dir"); A(a, F(a, "%.*s", (int)(q - sb->sys[i]), sb->sys[i]));
+                    }
+                    A(a, "--ro-bind-try"); A(a, sb->sys[i]); A(a, sb->sys[i]);
+                }
+                for (int i = 0; i < sb->n_sys_link; i++) {
+                    A(a, "--symlink"); A(a, sb->sys_link[i][1]); A(a, sb->sys_link[i][0]);
+                }
+            }
             for (int i = 0; i < sb->n_dev; i++) {
                 A(a, "--dev-bind-try"); A(a, sb->dev[i]); A(a, sb->dev[i]);
             }
         }
+        A(a, "--remount-ro"); A(a, "/dev");
         if (s->scratch) {
             A(a, s->scratch_rw ? "--bind" : "--ro-bind"); A(a, s->scratch); A(a, "/scratch");
             A(a, "--chdir"); A(a, "/scratch");
@@ -638,7 +956,8 @@ static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, a
             A(a, "--chdir"); A(a, "/tmp");
         }
         A(a, "--unshare-pid"); A(a, "--unshare-net"); A(a, "--unshare-ipc");
-        A(a, "--unshare-uts"); A(a, "--unshare-cgroup-try");
+        A(a, "--unshare-uts"); A(a, "--hostname"); A(a, KG_SB_HOSTNAME);
+        A(a, "--unshare-cgroup-try");
         A(a, "--die-with-parent"); A(a, "--new-session");
         A(a, "--clearenv");
         if (sb->as_root) {
@@ -680,7 +999,10 @@ static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, a
     A(a, F(a, "--uid=%u", uid));
     A(a, F(a, "--nfds=%d", s->n_fds));
     A(a, F(a, "--cpu=%.0f", s->lim.cpu_s > 0 ? s->lim.cpu_s : 0.0));
-    A(a, F(a, "--as=%llu", s->lim.as_bytes));
+    unsigned long long as = s->lim.as_bytes;
+    if (!as && s->kind == KG_SB_HARNESS && !sb->memcg && sb->harness_vm_base && s->lim.mem_bytes)
+        as = sb->harness_vm_base + sb->harness_vm_base / 8 + s->lim.mem_bytes;   /* no cgroup: sandbox.h */
+    A(a, F(a, "--as=%llu", as));
     A(a, F(a, "--data=%llu", s->lim.data_bytes));
     A(a, F(a, "--fsize=%llu", s->lim.fsize_bytes));
     A(a, F(a, "--nofile=%d", s->lim.nofile));
@@ -769,8 +1091,22 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
     int target_fds = 3 + s->n_fds;   /* the stub's socket comes after the passed fds */
     argv_t av;
     build_argv(sb, s, target_fds, &av, selftest);
+    char cg[1200];
+    if (memcg_make(sb, s->lim.mem_bytes, cg, sizeof cg) != 0) {
+        /* a limit that cannot be set is not silently dropped */
+        snprintf(r.stub_msg, sizeof r.stub_msg, "gate: cannot make the sandbox's memory cgroup: %s", strerror(errno));
+        r.stub_failed = 1;
+        ssize_t w = write(res_fd, &r, sizeof r);
+        (void)w;
+        _exit(0);
+    }
     pid_t b = fork();
     if (b == 0) {
+        if (memcg_enter(cg) != 0) {
+            dprintf(s->out_fd >= 0 ? s->out_fd : 2, "kgate: cannot enter the sandbox's memory cgroup: %s\n",
+                    strerror(errno));
+            _exit(127);
+        }
         /* move every fd the target gets to a high number first, then into place */
         int hi[KG_SB_MAX_FDS + 2], nh = 0;
         for (int i = 0; i < s->n_fds; i++) hi[nh++] = fcntl(s->fds[i], F_DUPFD, 200);
@@ -792,6 +1128,7 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
     }
     close(sp[1]);
     if (b < 0) {
+        if (cg[0]) rmdir(cg);
         r.stub_failed = 1;
         snprintf(r.stub_msg, sizeof r.stub_msg, "gate: fork: %s", strerror(errno));
         ssize_t w = write(res_fd, &r, sizeof r);
@@ -868,6 +1205,7 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
                     e.term_signal = 0;
                     e.ended_early = 1;
                     e.wall_ms = 1e3 * (kg_now() - t0);
+                    memcg_stats(sb, cg, &e);
                     ssize_t w = write(res_fd, &e, sizeof e);
                     (void)w;
                     early = 1;
@@ -897,6 +1235,7 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
               (double)ru.ru_stime.tv_sec + 1e-6 * ru.ru_stime.tv_usec;
     r.maxrss_kb = ru.ru_maxrss;
     r.wall_ms = 1e3 * (kg_now() - t0);
+    memcg_finish(sb, cg, &r);
     if (!early) {
         ssize_t w = write(res_fd, &r, sizeof r);
         (void)w;
@@ -1043,6 +1382,7 @@ int kg_sb_result_valid(const kg_sb_result *r)
     if (!(r->wall_ms >= 0)) return 0;
     if (r->ended_early < 0 || r->ended_early > 1) return 0;
     if (r->term_signal < 0 || r->term_signal > 64) return 0;
+    if (r->mem_oom < 0 || r->mem_oom > 1000 || r->mem_peak_kb < 0 || r->vm_peak_kb < 0) return 0;
     if (memchr(r->stub_msg, 0, sizeof r->stub_msg) == NULL) return 0;
     for (int i = 0; i < KG_SB_EVENTS; i++)
         if (memchr(r->events[i], 0, sizeof r->events[i]) == NULL) return 0;
@@ -1070,7 +1410,10 @@ void kg_sb_describe(const kg_sb_result *r, int all, char *buf, size_t len)
 void kg_sb_ending(const kg_sb_result *r, const kg_limits *lim, char *buf, size_t len)
 {
     int s = r->term_signal;
-    if (s == SIGXCPU || (s == SIGKILL && lim && lim->cpu_s > 0 && r->cpu_s >= lim->cpu_s))
+    if (r->mem_oom > 0)
+        snprintf(buf, len, "host memory limit (%.1f GiB for everything in its sandbox, shared mappings "
+                 "included): killed", lim && lim->mem_bytes ? (double)lim->mem_bytes / (double)GiB : 0.0);
+    else if (s == SIGXCPU || (s == SIGKILL && lim && lim->cpu_s > 0 && r->cpu_s >= lim->cpu_s))
         snprintf(buf, len, "CPU time limit (%.0f s)", lim ? lim->cpu_s : 0.0);
     else if (s == SIGXFSZ)
         snprintf(buf, len, "file size limit (%llu MiB)", lim ? lim->fsize_bytes / MiB : 0ULL);
@@ -1091,6 +1434,68 @@ void kg_sb_ending(const kg_sb_result *r, const kg_limits *lim, char *buf, size_t
 }
 
 /* ---- setup and self-test ------------------------------------------------ */
+
+/* What of /sys the harness sees (sandbox.h): the whitelist, and for the
+ * fallback the folders that name the host (network interfaces with their
+ * MAC addresses, DMI serials, firmware tables). */
+static void find_sys(kg_sandbox *sb)
+{
+    static const char *const keep[] = {"/sys/devices/system/cpu", "/sys/devices/system/node",
+                                       "/sys/kernel/mm/transparent_hugepage", "/sys/module/nvidia",
+                                       "/sys/module/nvidia_uvm", "/sys/bus/pci/drivers/nvidia"};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+        if (access(keep[i], F_OK) == 0 && sb->n_sys < KG_SB_MAX_SYS)
+            snprintf(sb->sys[sb->n_sys++], sizeof sb->sys[0], "%s", keep[i]);
+    /* the GPUs (PCI vendor 0x10de): their device folders and the links to them */
+    DIR *d = opendir("/sys/bus/pci/devices");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char p[250], v[32] = "", link[250], real[PATH_MAX];
+        snprintf(p, sizeof p, "/sys/bus/pci/devices/%.200s/vendor", e->d_name);   /* names are short */
+        FILE *f = fopen(p, "re");
+        if (!f) continue;
+        if (!fgets(v, sizeof v, f)) v[0] = 0;
+        fclose(f);
+        if (strncmp(v, "0x10de", 6) != 0) continue;
+        snprintf(link, sizeof link, "/sys/bus/pci/devices/%.200s", e->d_name);
+        ssize_t n = readlink(link, p, sizeof p - 1);
+        if (n <= 0 || real_path_into(link, real, sizeof real) != 0 || strlen(real) >= sizeof sb->sys[0]) continue;
+        p[n] = 0;
+        if (sb->n_sys < KG_SB_MAX_SYS) snprintf(sb->sys[sb->n_sys++], sizeof sb->sys[0], "%s", real);
+        if (sb->n_sys_link < KG_SB_MAX_SYS) {
+            snprintf(sb->sys_link[sb->n_sys_link][0], sizeof sb->sys_link[0][0], "%s", link);
+            snprintf(sb->sys_link[sb->n_sys_link][1], sizeof sb->sys_link[0][1], "%s", p);
+            sb->n_sys_link++;
+        }
+    }
+    if (d) closedir(d);
+    static const char *const mask[] = {"/sys/class/net", "/sys/devices/virtual/net", "/sys/class/dmi",
+                                       "/sys/devices/virtual/dmi", "/sys/firmware", "/sys/fs/cgroup",
+                                       "/sys/class/ieee80211", "/sys/class/bluetooth", "/sys/kernel/debug",
+                                       "/sys/kernel/security"};
+    for (size_t i = 0; i < sizeof mask / sizeof mask[0]; i++) {
+        struct stat st;
+        if (lstat(mask[i], &st) == 0 && S_ISDIR(st.st_mode) && sb->n_sys_mask < KG_SB_MAX_SYS)
+            snprintf(sb->sys_mask[sb->n_sys_mask++], sizeof sb->sys_mask[0], "%s", mask[i]);
+    }
+    /* a physical interface's folder under its PCI device: /sys/devices/pci.../net */
+    d = opendir("/sys/class/net");
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char link[512], real[PATH_MAX];
+        snprintf(link, sizeof link, "/sys/class/net/%.200s", e->d_name);
+        if (real_path_into(link, real, sizeof real) != 0) continue;
+        char *sl = strrchr(real, '/');   /* .../net/eth0 -> .../net */
+        if (!sl) continue;
+        *sl = 0;
+        int seen = strncmp(real, "/sys/devices/virtual/", 21) == 0;
+        for (int k = 0; k < sb->n_sys_mask && !seen; k++) seen = !strcmp(sb->sys_mask[k], real);
+        if (!seen && sb->n_sys_mask < KG_SB_MAX_SYS && strlen(real) < sizeof sb->sys_mask[0])
+            snprintf(sb->sys_mask[sb->n_sys_mask++], sizeof sb->sys_mask[0], "%s", real);
+    }
+    if (d) closedir(d);
+}
 
 static void find_devices(kg_sandbox *sb)
 {
@@ -1153,7 +1558,10 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *helperdir, int no_sandbox, char
     memset(sb, 0, sizeof *sb);
     sb->enabled = !no_sandbox;
     sb->as_root = geteuid() == 0;
-    sb->uid_base = 61000;
+    /* 256 uids of this run's own (64 slots x 4 kinds): another gate on the
+     * same machine has another range, so no sandbox shares a uid, and so a
+     * process limit, with another run's */
+    sb->uid_base = 100000u + (unsigned)(getpid() % 16384) * 256u;
     sb->drop_uid = 1;
     char bin_real[PATH_MAX];
     if (real_path_into(helperdir, bin_real, sizeof bin_real) == 0) helperdir = bin_real;   /* the sandbox binds absolute paths */
@@ -1174,6 +1582,7 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *helperdir, int no_sandbox, char
         snprintf(sb->desc, sizeof sb->desc,
                  "NONE (--no-sandbox): candidates run with this user's files, environment and "
                  "network; only resource limits and the monitor apply. UNSAFE for code you do not trust");
+        memcg_setup(sb);
         return selftest(sb, err, len);
     }
     const char *bw = getenv("KGATE_BWRAP");
@@ -1188,8 +1597,10 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *helperdir, int no_sandbox, char
                  "or set KGATE_BWRAP to an unpacked copy (or run --no-sandbox, unsafe)");
         return -1;
     }
+    /* not /opt: what compiling and running need from there (a toolkit, a
+     * Python with PyTorch, Nsight Compute) is bound by name */
     static const char *const sys[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
-                                      "/libx32", "/etc", "/opt"};
+                                      "/libx32", "/etc"};
     for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++) {
         struct stat st;
         char t[256];
@@ -1215,12 +1626,20 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *helperdir, int no_sandbox, char
     char *slash = strrchr(bwdir, '/');
     if (slash) { *slash = 0; add_ro(sb, bwdir); }
     find_devices(sb);
-    if (selftest(sb, err, len) != 0) return -1;
+    find_sys(sb);
+    memcg_setup(sb);
+    if (selftest(sb, err, len) != 0) {
+        if (!sb->memcg) return -1;
+        kg_sandbox_cleanup(sb);   /* a cgroup that cannot be entered here: the fallback */
+        sb->memcg = 0;
+        if (selftest(sb, err, len) != 0) return -1;
+    }
     snprintf(sb->desc, sizeof sb->desc,
              "bubblewrap (%.200s): new mount, PID, network, IPC and UTS namespaces; system folders "
-             "read-only, private /tmp; %s; cleared environment; rlimits; seccomp monitor; "
+             "read-only, private /tmp; %s; cleared environment; rlimits; %s; seccomp monitor; "
              "start %.1f ms", sb->bwrap,
-             sb->as_root ? "no capabilities, uid 61000+ per sandbox" : "unprivileged user namespace",
-             sb->start_ms);
+             sb->as_root ? "no capabilities, a uid of its own per sandbox" : "unprivileged user namespace",
+             sb->memcg ? (sb->memcg == 2 ? "a memory cgroup (v2) per sandbox" : "a memory cgroup (v1) per sandbox")
+                       : "no memory cgroup", sb->start_ms);
     return 0;
 }
