@@ -531,7 +531,8 @@ char *kg_cut_foreign(const char *log, const char *display)
         } else if (is_diag && strcmp(last_cut, file) != 0) {
             /* say where, not what: the name of the other file only */
             char note[800];
-            int w = snprintf(note, sizeof note, "%.300s: [a diagnostic about this file, not the candidate: cut]\n", file);
+            int w = snprintf(note, sizeof note, "%.300s: error or note about this file, not the candidate "
+                             "[its text is cut]\n", file);
             if (w > 0 && o + (size_t)w + 1 <= cap + 4096) {
                 memcpy(out + o, note, (size_t)w);
                 o += (size_t)w;

@@ -57,7 +57,8 @@ int kg_compile_errors(const char *log, const char *display, char out[][240], int
 
 /* The compiler's log with every diagnostic about a file other than the
  * candidate cut, its quoted lines with it: a header or system file's name
- * stays ("FILE: [a diagnostic about this file, not the candidate: cut]"),
+ * stays ("FILE: error or note about this file, not the candidate [its text
+ * is cut]"),
  * never its text (nvcc quotes the line it complains about: an #include of
  * /etc/passwd would otherwise show the file). The candidate's file is
  * `display` (the gate compiles it behind #line 1 "display") or the scratch

@@ -108,9 +108,10 @@ int spawn_compile(kg_gate *g, kg_job *j, kg_cand *c)
     }
     j->cc_on = 1;
     j->cc_killed = 0;
-    /* the limit is CPU seconds (the candidate's: a bomb uses the CPU); twice
-     * as many of wall-clock time (the machine's: a loaded machine starves) */
-    j->cc_deadline = kg_now() + 2 * (j->is_torch ? g->o->torch_timeout : g->o->compile_timeout);
+    /* the limit is CPU seconds (the candidate's: a bomb uses the CPU); four
+     * times as many of wall-clock time (the machine's: a loaded machine
+     * starves it), KG_WALL_FACTOR */
+    j->cc_deadline = kg_now() + KG_WALL_FACTOR * (j->is_torch ? g->o->torch_timeout : g->o->compile_timeout);
     return 0;
 }
 
@@ -249,7 +250,7 @@ int spawn_scan(kg_gate *g, kg_job *j, kg_cand *c)
     }
     j->scan_fd = p[0];
     j->scan_on = 1;
-    j->scan_deadline = kg_now() + 2 * limit;   /* CPU seconds; twice as many of wall-clock time */
+    j->scan_deadline = kg_now() + KG_WALL_FACTOR * limit;   /* CPU seconds; four times as many of wall-clock time */
     return 0;
 }
 
@@ -347,10 +348,12 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
     ssize_t got = read_record(j->scan_fd, &m, sizeof m);
     close_fd(&j->scan_fd);
     double limit = j->is_torch ? 4 * g->o->scan_timeout : g->o->scan_timeout;
-    if (got != (ssize_t)sizeof m && j->scan_killed && j->scan_tries++ < 1) {
-        /* out of wall-clock time, not of CPU time: the machine was too busy
-         * to run it. Once more; then it is the gate's failure, not the
-         * candidate's (a bomb runs into the CPU limit first) */
+    /* out of wall-clock time: the candidate's when the scan kept a CPU busy
+     * for at least half its CPU limit (a bomb), else the machine's (too
+     * busy to run it) */
+    int busy = j->scan_killed && rec.cpu_s >= 0.5 * limit;
+    if (got != (ssize_t)sizeof m && j->scan_killed && !busy && j->scan_tries++ < 1) {
+        /* the machine's: once more; then it is the gate's failure */
         j->scan_killed = 0;
         j->static_done = 0;
         if (spawn_scan(g, j, c) == 0) return;
@@ -361,12 +364,15 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
         kg_limits lim = kg_default_limits(KG_SB_SCAN, limit);
         kg_sb_ending(&rec, &lim, end, sizeof end);
         c->verdict = KG_V_L1;
-        if (j->scan_killed) {
+        if (busy) {
+            snprintf(c->reason, sizeof c->reason, "static track stopped: no result within %.0f s of wall-clock "
+                     "time, %.1f s of CPU time used (a preprocessor or template bomb?)", KG_WALL_FACTOR * limit, rec.cpu_s);
+        } else if (j->scan_killed) {
             c->verdict = KG_V_SKIPPED;
             c->gate_failure = 1;
             snprintf(c->reason, sizeof c->reason, "gate: the static scan got no result within %.0f s of "
-                     "wall-clock time, twice, without using up its %.0f s of CPU time (a machine too busy to "
-                     "run it): not judged", 2 * limit, limit);
+                     "wall-clock time, twice, having used less than half its %.0f s of CPU time (a machine too busy to "
+                     "run it): not judged", KG_WALL_FACTOR * limit, limit);
         } else if (got > 0 && got != (ssize_t)sizeof m)
             snprintf(c->reason, sizeof c->reason, "static track failed: a truncated record");
         else if (got == (ssize_t)sizeof m)
@@ -433,8 +439,10 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
     j->cc_on = 0;
     c->t_sandbox += sb_start_s(&rec);
     c->t_compile += rec.wall_ms / 1000.0;   /* the compiler's own wall time, retries included */
-    if (j->cc_killed && j->cc_tries++ < 1) {
-        /* out of wall-clock time, not of CPU time: once more (static_result) */
+    double cc_limit = j->is_torch ? g->o->torch_timeout : g->o->compile_timeout;
+    int cc_busy = j->cc_killed && rec.cpu_s >= 0.5 * cc_limit;   /* the candidate's (static_result) */
+    if (j->cc_killed && !cc_busy && j->cc_tries++ < 1) {
+        /* out of wall-clock time on a machine too busy to run it: once more */
         if (spawn_compile(g, j, c) == 0) return;
     }
     int ok = rec.exit_code == 0 && rec.term_signal == 0;
@@ -488,13 +496,16 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
         if (j->is_torch && torch_env_failure(raw, why, sizeof why)) {   /* fixed words only */
             j->env_skip = 1;
             snprintf(c->reason, sizeof c->reason, "PyTorch cannot build extensions here: %.300s", why);
+        } else if (cc_busy) {
+            snprintf(c->reason, sizeof c->reason, "compile stopped: no result within %.0f s of wall-clock time, "
+                     "%.1f s of CPU time used", KG_WALL_FACTOR * cc_limit, rec.cpu_s);
         } else if (j->cc_killed) {
-            double limit = j->is_torch ? g->o->torch_timeout : g->o->compile_timeout;
+            double limit = cc_limit;
             j->env_skip = 1;   /* SKIPPED: the gate's failure, not the candidate's */
             c->gate_failure = 1;
             snprintf(c->reason, sizeof c->reason, "gate: the compiler got no result within %.0f s of wall-clock "
-                     "time, twice, without using up its %.0f s of CPU time (a machine too busy to run it): "
-                     "not judged", 2 * limit, limit);
+                     "time, twice, having used less than half its %.0f s of CPU time (a machine too busy to run it): "
+                     "not judged", KG_WALL_FACTOR * limit, limit);
         } else if (rec.mem_oom)
             snprintf(c->reason, sizeof c->reason, "compile stopped: %s", end);
         else if (rec.term_signal && rec.term_signal != SIGKILL)

@@ -18,6 +18,13 @@ enum { J_QUEUED, J_FLIGHT, J_READY, J_DONE };
  * after KG_STEP_ASIDE_S (a PyTorch build, a compile or scan that runs to its
  * limit) steps aside for the next, up to KG_STEP_ASIDE_MAX more in flight. */
 #define KG_STEP_ASIDE_S 2.0
+
+/* A scan's or compile's limit (--scan-timeout, ...) is CPU seconds; it gets
+ * this many times as many seconds of wall-clock time. Killed at that
+ * deadline having used at least half its CPU time, it is the candidate's
+ * (L1: a bomb); with less, the machine was too busy: retried once, then
+ * SKIPPED as the gate's own failure. */
+#define KG_WALL_FACTOR 4
 #define KG_STEP_ASIDE_MAX 8
 
 /* One GPU of the run. */

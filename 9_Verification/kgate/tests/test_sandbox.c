@@ -418,7 +418,8 @@ static int sleepers(const char *arg)
 static void test_deadline_kills_everything(void **s)
 {
     (void)s;
-    const char *marker = "313.25";   /* sleep 313.25: unique on this machine */
+    char marker[32];   /* sleep 313.<pid>: unique to this run, another run of the test may sleep too */
+    snprintf(marker, sizeof marker, "313.%d", (int)getpid());
     kg_sb_result r;
     const char *e[] = {"escape", marker, NULL};
     double t0 = kg_now();
