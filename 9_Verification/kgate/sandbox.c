@@ -562,28 +562,55 @@ static void handle(mon_ctx *m, struct seccomp_notif *req, struct seccomp_notif_r
 
 /* ---- spawning ----------------------------------------------------------- */
 
+/* bubblewrap's command line. On a GPU machine it is long (a bind for each
+ * device node, each of the GPUs' PCI folders in /sys and their parents);
+ * one that does not fit is an error, never a line cut short (the H200 cut
+ * the target off a shorter one: "no target"). */
+#define KG_ARGV_MAX 2048
+#define KG_ARGV_STORE 1024
 typedef struct {
-    const char *v[320];
+    const char *v[KG_ARGV_MAX];
     int n;
-    char store[160][256];
+    char store[KG_ARGV_STORE][256];
     int ns;
+    int dirs[KG_ARGV_STORE];   /* store indexes of the folders made with --dir */
+    int nd;
+    int overflow;
 } argv_t;
 
 static void A(argv_t *a, const char *s)
 {
-    if (a->n < (int)(sizeof a->v / sizeof a->v[0]) - 1) a->v[a->n++] = s;
+    if (a->n < KG_ARGV_MAX - 1) a->v[a->n++] = s;
+    else a->overflow = 1;
     a->v[a->n] = NULL;
 }
 
 static const char *F(argv_t *a, const char *fmt, ...)
 {
-    if (a->ns >= 160) return "";
+    if (a->ns >= KG_ARGV_STORE) { a->overflow = 1; return ""; }
     char *s = a->store[a->ns++];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s, 256, fmt, ap);
+    int n = vsnprintf(s, 256, fmt, ap);
     va_end(ap);
+    if (n < 0 || n >= 256) a->overflow = 1;
     return s;
+}
+
+/* The parents of a bind, made 0755 (bubblewrap would make them 0700,
+ * closed to the sandbox's uid), each folder once. */
+static void parents(argv_t *a, const char *path)
+{
+    for (const char *q = strchr(path + 1, '/'); q; q = strchr(q + 1, '/')) {
+        int len = (int)(q - path), seen = 0;
+        for (int k = 0; k < a->nd && !seen; k++)
+            seen = (int)strlen(a->store[a->dirs[k]]) == len && !strncmp(a->store[a->dirs[k]], path, (size_t)len);
+        if (seen) continue;
+        const char *d = F(a, "%.*s", len, path);
+        if (a->nd < KG_ARGV_STORE) a->dirs[a->nd++] = a->ns - 1;
+        A(a, "--perms"); A(a, "0755");
+        A(a, "--dir"); A(a, d);
+    }
 }
 
 /* Files under /etc the sandbox never needs and must not read: secrets, and
@@ -607,10 +634,10 @@ unsigned kg_sandbox_uid(const kg_sandbox *sb, int slot, kg_sb_kind kind)
 }
 
 /* bwrap ... stub --sock=N ... -- target argv */
-static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, argv_t *a,
+static int build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, argv_t *a,
                        int selftest)
 {
-    a->n = a->ns = 0;
+    a->n = a->ns = a->nd = a->overflow = 0;
     unsigned uid = kg_sandbox_uid(sb, s->slot, s->kind);
     if (sb->enabled) {
         A(a, sb->bwrap);
@@ -630,11 +657,7 @@ static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, a
             A(a, "--symlink"); A(a, sb->link[i][1]); A(a, sb->link[i][0]);
         }
         for (int i = 0; i < sb->n_ro; i++) {
-            /* parents bubblewrap would create 0700: readable for the sandbox's uid */
-            for (const char *q = strchr(sb->ro[i] + 1, '/'); q; q = strchr(q + 1, '/')) {
-                A(a, "--perms"); A(a, "0755");
-                A(a, "--dir"); A(a, F(a, "%.*s", (int)(q - sb->ro[i]), sb->ro[i]));
-            }
+            parents(a, sb->ro[i]);
             A(a, "--ro-bind"); A(a, sb->ro[i]); A(a, sb->ro[i]);
         }
         for (size_t i = 0; i < sizeof etc_masked / sizeof etc_masked[0]; i++) {
@@ -659,10 +682,7 @@ static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, a
                 }
             } else {
                 for (int i = 0; i < sb->n_sys; i++) {
-                    for (const char *q = strchr(sb->sys[i] + 1, '/'); q; q = strchr(q + 1, '/')) {
-                        A(a, "--perms"); A(a, "0755");
-                        A(a, "--dir"); A(a, F(a, "%.*s", (int)(q - sb->sys[i]), sb->sys[i]));
-                    }
+                    parents(a, sb->sys[i]);
                     A(a, "--ro-bind-try"); A(a, sb->sys[i]); A(a, sb->sys[i]);
                 }
                 for (int i = 0; i < sb->n_sys_link; i++) {
@@ -735,6 +755,7 @@ static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, a
     if (selftest) A(a, "--selftest");
     A(a, "--");
     for (int i = 0; s->argv && s->argv[i]; i++) A(a, s->argv[i]);
+    return a->overflow ? -1 : 0;
 }
 
 static void close_from(int lo, const int *keep, int nkeep)
@@ -814,8 +835,14 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
         _exit(0);
     }
     int target_fds = 3 + s->n_fds;   /* the stub's socket comes after the passed fds */
-    argv_t av;
-    build_argv(sb, s, target_fds, &av, selftest);
+    static argv_t av;   /* 270 KiB: not on the monitor's stack */
+    if (build_argv(sb, s, target_fds, &av, selftest) != 0) {
+        snprintf(r.stub_msg, sizeof r.stub_msg, "gate: the sandbox's command line does not fit (%d arguments)", av.n);
+        r.stub_failed = 1;
+        ssize_t w = write(res_fd, &r, sizeof r);
+        (void)w;
+        _exit(0);
+    }
     char cg[1200];
     if (kg_memcg_make(sb, s->lim.mem_bytes, cg, sizeof cg) != 0) {
         /* a limit that cannot be set is not silently dropped */

@@ -212,16 +212,32 @@ static void remove_stale(const char *base)
 
 static pid_t memcg_owner;   /* the process that made memcg_dir (forked children never remove it) */
 
-static int memcg_try(kg_sandbox *sb, int v2)
+/* A folder for this run's cgroups: under the gate's own cgroup, or (up: cgroup
+ * v2, whose cgroups with processes cannot give their children a controller,
+ * so the gate's own cannot) beside it, under its parent, where the parent
+ * gives its children the memory controller already. */
+static int memcg_try(kg_sandbox *sb, int v2, int up)
 {
     char base[1024], dir[1100], probe[1300];
     if (cgroup_of_self(v2, base, sizeof base) != 0) return -1;
+    if (up) {
+        char *sl = strrchr(base, '/');
+        if (!sl || sl == base || !strncmp(base, "/sys/fs/cgroup", strlen(base))) return -1;
+        *sl = 0;
+        char own_probe[1100];   /* the parent's children have memory.max: so will ours */
+        snprintf(own_probe, sizeof own_probe, "%.1000s/%s", base, "cgroup.subtree_control");
+        FILE *f = fopen(own_probe, "re");
+        char ctl[512] = "";
+        if (!f || !fgets(ctl, sizeof ctl, f)) { if (f) fclose(f); return -1; }
+        fclose(f);
+        if (!strstr(ctl, "memory")) return -1;
+    }
     remove_stale(base);
     static int n_setups;   /* each kg_sandbox of this process its own folder */
     snprintf(dir, sizeof dir, "%.1000s/kgate-%d-%d", base, (int)getpid(), n_setups++);
     if (mkdir(dir, 0755) != 0) return -1;
     snprintf(probe, sizeof probe, "%s/%s", dir, v2 ? "memory.max" : "memory.limit_in_bytes");
-    if (v2 && access(probe, F_OK) != 0) {
+    if (v2 && !up && access(probe, F_OK) != 0) {
         /* the memory controller for our children: allowed where our own
          * cgroup holds no process (or is the root) */
         char sc[1100];
@@ -253,7 +269,7 @@ void kg_memcg_setup(kg_sandbox *sb)
     const char *force = getenv("KGATE_MEMCG");
     sb->memcg = 0;
     if (force && !strcmp(force, "none")) return;
-    if (memcg_try(sb, 1) != 0 && memcg_try(sb, 0) != 0) return;
+    if (memcg_try(sb, 1, 0) != 0 && memcg_try(sb, 1, 1) != 0 && memcg_try(sb, 0, 0) != 0) return;
     static int registered;
     int i = 0;
     while (i < 8 && cleanup_sb[i] && cleanup_sb[i] != sb) i++;

@@ -730,6 +730,47 @@ static void test_memory_fallback(void **s)
     cur = &sb;
 }
 
+/* A GPU machine's harness sandbox: a bind for each device node, each GPU's
+ * PCI folder in /sys deep under its bridges, with their parents. Its
+ * bubblewrap command line is long; the H200 cut the target off a shorter
+ * one (the stub said "no target"). It must start, and a line that cannot
+ * fit must be refused by name, never cut. */
+static void test_long_command_line(void **s)
+{
+    (void)s;
+    static kg_sandbox big;
+    big = sb;
+    big.n_sys = KG_SB_MAX_SYS;
+    for (int i = 0; i < KG_SB_MAX_SYS; i++)
+        snprintf(big.sys[i], sizeof big.sys[0], "/sys/devices/pci0000:%02x/0000:%02x:01.0/0000:%02x:00.0/"
+                 "0000:%02x:10.0/0000:%02x:00.0", i, i, i + 1, i + 2, i + 3);
+    big.n_sys_link = KG_SB_MAX_SYS;
+    for (int i = 0; i < KG_SB_MAX_SYS; i++) {
+        snprintf(big.sys_link[i][0], sizeof big.sys_link[0][0], "/sys/bus/pci/devices/0000:%02x:00.0", i + 3);
+        snprintf(big.sys_link[i][1], sizeof big.sys_link[0][1], "../../../devices/pci0000:%02x/x", i);
+    }
+    big.n_dev = KG_SB_MAX_DEV;
+    for (int i = 0; i < KG_SB_MAX_DEV; i++) snprintf(big.dev[i], sizeof big.dev[0], "/dev/nvidia%d", 100 + i);
+    cur = &big;
+    kg_sb_result r;
+    const char *ok[] = {"alloc", "1", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, ok, NULL, 20, -1, &r), 1);
+    if (!r.started || r.exit_code != 0) dump(&r);
+    assert_true(r.started);
+    assert_int_equal(r.exit_code, 0);
+    /* far more than fits: refused by name */
+    for (int i = 0; i < KG_SB_MAX_SYS; i++) {
+        char p[256] = "/sys";
+        for (int k = 0; k < 40; k++) { size_t l = strlen(p); snprintf(p + l, sizeof p - l, "/%c%d", 'a' + k % 26, i); }
+        snprintf(big.sys[i], sizeof big.sys[0], "%s", p);
+    }
+    run(KG_SB_HARNESS, ok, NULL, 20, -1, &r);
+    assert_false(r.started);
+    assert_true(r.stub_failed);
+    assert_non_null(strstr(r.stub_msg, "command line does not fit"));
+    cur = &sb;
+}
+
 /* What a sandbox start costs here (spawn to the target's exec). */
 static void test_start_cost(void **s)
 {
@@ -765,6 +806,7 @@ int main(void)
         cmocka_unit_test(test_no_sandbox_and_broken_bwrap),
         cmocka_unit_test(test_start_cost),
         cmocka_unit_test(test_identity),
+        cmocka_unit_test(test_long_command_line),
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_memory_fallback),
     };
