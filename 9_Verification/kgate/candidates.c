@@ -59,12 +59,19 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Append the candidates under path (all of them: *n may grow past MAX_CANDS,
- * which the caller reports); -1 on an unreadable path. */
+ * which the caller reports); -1 on an unreadable path, -2 on a symbolic
+ * link to a folder. A folder's entries with a candidate's name are taken
+ * whatever they are (links, FIFOs...): the loader refuses those by name. */
 int collect(const char *path, char **out, int *n, char *labels_guess, size_t lglen, char *lab_dir,
                    size_t ldlen)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) return -1;
+    struct stat st, ls;
+    if (lstat(path, &ls) != 0) return -1;
+    /* a link to a folder is not followed (-2: the caller says so); any
+     * other non-regular path is a candidate that kg_load_candidate refuses
+     * with what it is, a link, a FIFO or a device, in the report */
+    if (S_ISLNK(ls.st_mode) && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return -2;
+    st = ls;
     if (!S_ISDIR(st.st_mode)) {
         if (*n < MAX_CANDS) out[*n] = strdup(path);
         (*n)++;
@@ -176,17 +183,20 @@ int labels_problems(const char *labels_path, int had_bom, const kg_label *l, int
     if (slash) *slash = 0;
     else snprintf(dir, sizeof dir, ".");
     for (int i = 0; i < n; i++) {
+        char ef[1100];   /* the file names, escaped as the report's */
+        kg_text_escape(l[i].file, sizeof l[i].file, ef, sizeof ef);
         for (int k = 0; k < i; k++)
             if (!strcmp(l[i].file, l[k].file)) {
-                printf("# labels: PROBLEM: %s is labeled twice (%s %s and %s %s): which is meant?\n", l[i].file,
+                printf("# labels: PROBLEM: %s is labeled twice (%s %s and %s %s): which is meant?\n", ef,
                        l[k].task, kg_verdict_name(l[k].expected), l[i].task, kg_verdict_name(l[i].expected));
                 problems++;
                 break;
             }
         char p[1400];
         snprintf(p, sizeof p, "%s/%s", dir, l[i].file);
-        if (access(p, F_OK) != 0) {
-            printf("# labels: PROBLEM: %s labels %s, which is not in %s\n", labels_path, l[i].file, dir);
+        struct stat ls;
+        if (lstat(p, &ls) != 0) {   /* a link is there, even when it leads nowhere */
+            printf("# labels: PROBLEM: %s labels %s, which is not in %s\n", labels_path, ef, dir);
             problems++;
         }
     }

@@ -11,6 +11,7 @@
 #define MAX_SOURCE_BYTES (1u << 20)   /* 1 MiB: a bigger file is not a kernel answer */
 
 int real_path_into(const char *p, char *out, size_t len);
+/* 0, -1 (unreadable), -2 (a symbolic link to a folder: not followed) */
 int collect(const char *path, char **out, int *n, char *labels_guess, size_t lglen, char *lab_dir, size_t ldlen);
 const kg_task *task_from_source(const char *src, char *name, size_t len);
 int write_text(const char *path, const char *text);

@@ -55,6 +55,13 @@ void usage(FILE *f)
             "  --scan-timeout=S   limit per static scan (default 30; four times that for PyTorch)\n"
             "  --compile-timeout=S limit per nvcc compile (default 120)\n"
             "  --torch-timeout=S  limit per PyTorch extension build (default 300)\n"
+            "                     (these three are CPU seconds, four times as many of wall-clock time;\n"
+            "                     out of wall-clock time having used less than half its CPU time, a\n"
+            "                     scan or compile was starved by the machine: retried once, then\n"
+            "                     SKIPPED as the gate's own failure, never the candidate's L1)\n"
+            "  --memory=MIB       host memory of a candidate's sandboxed harness, every page its\n"
+            "                     processes use, shared mappings too (default 8192, or a quarter of\n"
+            "                     the RAM if less; over it: L2)\n"
             "  --devices=LIST     the GPUs to run on: all (the default) or indices, e.g. 0,1\n"
             "  --device=N         one GPU (the same as --devices=N)\n"
             "  --arch=LIST        architectures to compile for, e.g. 90 or 90,100 (default: the\n"
@@ -67,7 +74,9 @@ void usage(FILE *f)
             "  --python=PATH      the Python with PyTorch, for PyTorch candidates (default: python3)\n"
             "  --explain          profile every L4 verdict with Nsight Compute (the default where ncu\n"
             "                     is found); --no-explain never; --ncu=PATH the ncu to use;\n"
-            "                     --explain-budget=S stop profiling after S seconds (default 300)\n"
+            "                     --explain-budget=S seconds for all the profiles of a run, a profile\n"
+            "                     under way stopped when they run out (default 90: the run ends at most\n"
+            "                     90 s after its last verdict)\n"
             "  --no-sandbox       run the scan, compiler and candidates WITHOUT the sandbox (UNSAFE:\n"
             "                     only on a machine where bubblewrap cannot work, for code you trust)\n"
             "  -h, --help\n"
@@ -122,7 +131,7 @@ int parse_args(int argc, char **argv, kg_opts *o)
     o->scan_timeout = 30;
     o->compile_timeout = 120;
     o->torch_timeout = 300;
-    o->explain_budget = 300;
+    o->explain_budget = 90;   /* the README's corpus command within 8 minutes on the H200 */
     o->explain = -1;
     o->seed = 2026;
     o->nvcc = "nvcc";
@@ -140,7 +149,8 @@ int parse_args(int argc, char **argv, kg_opts *o)
                                   "keep", "no-sandbox", "explain", "no-explain"};
     static const char *valued[] = {"task", "labels", "json", "feedback", "policy", "work", "nvcc", "python",
                                    "ncu", "arch", "jobs", "device", "devices", "seed", "timeout",
-                                   "scan-timeout", "compile-timeout", "torch-timeout", "explain-budget"};
+                                   "scan-timeout", "compile-timeout", "torch-timeout", "explain-budget",
+                                   "memory"};
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
         if (only_paths || a[0] != '-' || a[1] == 0) { o->paths[o->n_paths++] = a; continue; }
@@ -230,6 +240,9 @@ int parse_args(int argc, char **argv, kg_opts *o)
                                                 : "--devices=%s: expected all or distinct indices 0..63, e.g. 0,1 (at most 8)", val);
                 return -1;
             }
+        } else if (!strcmp(name, "memory")) {
+            if (parse_long(val, 64, 1 << 20, &v)) { bad_arg("--memory=%s: expected 64..1048576 (MiB)", val); return -1; }
+            o->memory_mb = v;
         } else if (!strcmp(name, "seed")) {
             if (parse_long(val, 0, (1LL << 62), &v)) { bad_arg("--seed=%s: expected a non-negative integer", val); return -1; }
             o->seed = (unsigned long long)v;

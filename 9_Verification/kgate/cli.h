@@ -17,6 +17,7 @@ typedef struct {
     int explain;                       /* -1: where ncu is found, 0: never, 1: always (an error without ncu) */
     int all_devices, n_dev_req, dev_req[KG_MAX_DEV];
     double timeout, scan_timeout, compile_timeout, torch_timeout, explain_budget;
+    long long memory_mb;               /* --memory (0: the sandbox's default) */
     unsigned long long seed;
     const char **paths;
     int n_paths;

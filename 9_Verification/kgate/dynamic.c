@@ -404,3 +404,144 @@ int kg_probe_device(kg_probe_fn fn, int device, double timeout_s, kg_probe_msg *
     if (p->count < 0 || p->count > 64) p->count = p->ok ? 1 : 0;
     return 0;
 }
+
+/* ---- compiler output about other files: cut -------------------------------- */
+
+/* The file a diagnostic line is about, or 0 when the line is not one:
+ * nvcc/EDG "FILE(LINE): error: ...", gcc and clang "FILE:LINE:COL: error:
+ * ...", "In file included from FILE:LINE", EDG's "detected during ... at
+ * line N of FILE", a Python traceback's '  File "FILE", line N'. */
+static int diag_file(const char *line, size_t n, char *file, size_t flen)
+{
+    char l[700];
+    snprintf(l, sizeof l, "%.*s", (int)(n < 690 ? n : 690), line);
+    const char *p;
+    if ((p = strstr(l, "File \"")) && !strncmp(l, "  File \"", 8)) {
+        const char *q = strchr(p + 6, '"');
+        if (q) { snprintf(file, flen, "%.*s", (int)(q - p - 6), p + 6); return 1; }
+    }
+    if (!strncmp(l, "In file included from ", 22) || !strncmp(l, "                 from ", 22)) {
+        const char *s = l + 22, *c = strrchr(s, ':');
+        if (c) {
+            const char *c2 = c;   /* "FILE:LINE:" or "FILE:LINE," */
+            while (c2 > s && (c2[-1] >= '0' && c2[-1] <= '9')) c2--;
+            if (c2 > s && c2[-1] == ':') c = c2 - 1;
+            snprintf(file, flen, "%.*s", (int)(c - s), s);
+            return 1;
+        }
+    }
+    if ((l[0] == ' ' || l[0] == '\t') && (p = strstr(l, " at line ")) && strstr(p, " of ")) {
+        /* detected during: ... at line 12 of "x.h" */
+        const char *o = strstr(p, " of ");
+        const char *s = o + 4;
+        while (*s == '"') s++;
+        snprintf(file, flen, "%.*s", (int)strcspn(s, "\"\n"), s);
+        return 1;
+    }
+    if (l[0] == ' ' || l[0] == '\t' || !l[0]) return 0;
+    /* FILE(LINE): kind */
+    const char *par = strstr(l, "): ");
+    if (par) {
+        const char *open = par;
+        while (open > l && *open != '(') open--;
+        int digits = open > l && open + 1 < par;
+        for (const char *d = open + 1; digits && d < par; d++) digits = *d >= '0' && *d <= '9';
+        if (digits && (!strncmp(par + 3, "error", 5) || !strncmp(par + 3, "warning", 7) ||
+                       !strncmp(par + 3, "remark", 6) || !strncmp(par + 3, "catastrophic", 12) ||
+                       !strncmp(par + 3, "internal", 8) || !strncmp(par + 3, "note", 4))) {
+            snprintf(file, flen, "%.*s", (int)(open - l), l);
+            return 1;
+        }
+    }
+    /* FILE:LINE:[COL:] kind */
+    for (const char *c = strchr(l, ':'); c; c = strchr(c + 1, ':')) {
+        const char *d = c + 1;
+        if (*d < '0' || *d > '9') continue;
+        while (*d >= '0' && *d <= '9') d++;
+        if (*d != ':') continue;
+        d++;
+        if (*d >= '0' && *d <= '9') {
+            while (*d >= '0' && *d <= '9') d++;
+            if (*d != ':') continue;
+            d++;
+        }
+        while (*d == ' ') d++;
+        if (!strncmp(d, "error", 5) || !strncmp(d, "fatal error", 11) || !strncmp(d, "warning", 7) ||
+            !strncmp(d, "note", 4)) {
+            snprintf(file, flen, "%.*s", (int)(c - l), l);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The candidate's own file: the name it is shown by, or the scratch copy. */
+static int own_file(const char *file, const char *display)
+{
+    /* the name as the gate's #line writes it (kg_compile_source: quotes,
+     * backslashes and control characters become '_') */
+    if (display && *display) {
+        size_t i = 0;
+        for (; display[i] && file[i]; i++) {
+            unsigned char d = (unsigned char)display[i];
+            char want = (d == '"' || d == '\\' || d < 0x20 || d == 0x7f) ? '_' : (char)d;
+            if (file[i] != want && file[i] != (char)d) break;
+        }
+        if (!display[i] && !file[i]) return 1;
+    }
+    /* the scratch copy, wherever the scratch folder is (--work): no other
+     * file can have the name, the include policy refuses absolute names
+     * and .. */
+    const char *b = strrchr(file, '/');
+    b = b ? b + 1 : file;
+    return !strcmp(b, "cand.cu") || !strcmp(b, "cand.src");
+}
+
+char *kg_cut_foreign(const char *log, const char *display)
+{
+    if (!log) return NULL;
+    size_t cap = strlen(log) + 1;
+    char *out = (char *)malloc(cap + 4096);
+    if (!out) return NULL;
+    size_t o = 0;
+    int cutting = 0;   /* inside a diagnostic about another file: its quoted lines go too */
+    char last_cut[300] = "";
+    for (const char *p = log; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        char file[600];
+        int is_diag = diag_file(p, n, file, sizeof file);
+        int keep;
+        if (is_diag) {
+            cutting = !own_file(file, display);
+            keep = !cutting;
+        } else {
+            /* a quoted source line, a caret, a continuation ("detected
+             * during"), or a line of the compiler's own: it belongs to the
+             * diagnostic above when indented */
+            int indented = n > 0 && (p[0] == ' ' || p[0] == '\t');
+            if (!indented) cutting = 0;
+            keep = !cutting;
+        }
+        if (keep) {
+            if (o + n + 2 > cap + 4096) break;
+            memcpy(out + o, p, n);
+            o += n;
+            out[o++] = '\n';
+        } else if (is_diag && strcmp(last_cut, file) != 0) {
+            /* say where, not what: the name of the other file only */
+            char note[800];
+            int w = snprintf(note, sizeof note, "%.300s: error or note about this file, not the candidate "
+                             "[its text is cut]\n", file);
+            if (w > 0 && o + (size_t)w + 1 <= cap + 4096) {
+                memcpy(out + o, note, (size_t)w);
+                o += (size_t)w;
+            }
+            snprintf(last_cut, sizeof last_cut, "%.299s", file);
+        }
+        if (!eol) break;
+        p = eol + 1;
+    }
+    out[o] = 0;
+    return out;
+}

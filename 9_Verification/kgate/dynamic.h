@@ -55,6 +55,17 @@ void kg_first_error(const char *log, char *buf, size_t len);
  * `#line 1 "display"`, so nvcc already names it). Returns the count. */
 int kg_compile_errors(const char *log, const char *display, char out[][240], int max);
 
+/* The compiler's log with every diagnostic about a file other than the
+ * candidate cut, its quoted lines with it: a header or system file's name
+ * stays ("FILE: error or note about this file, not the candidate [its text
+ * is cut]"),
+ * never its text (nvcc quotes the line it complains about: an #include of
+ * /etc/passwd would otherwise show the file). The candidate's file is
+ * `display` (the gate compiles it behind #line 1 "display") or the scratch
+ * copy (cand.cu, cand.src). Lines of the compiler's own (nvcc, ptxas)
+ * stay. Returns a malloc'd string (NULL for NULL). */
+char *kg_cut_foreign(const char *log, const char *display);
+
 /* The nvcc command line that builds the shared object `so` from `cu` for
  * sm_<arch>, or for every architecture of a list "90,100" (one -gencode
  * each, in one fat binary; archflag holds those flags, archlen >= 64 per

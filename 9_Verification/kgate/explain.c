@@ -1,7 +1,8 @@
 /* kgate's L4 explanations (see explain.h): where ncu is, the reference's
  * profile (the gate's own `kgate --profile-reference`, once per task and
  * device), the candidate's (ncu inside the harness's sandbox), and the
- * pass over the L4 verdicts within the --explain-budget. What ncu reports
+ * pass over the L4 verdicts within the --explain-budget (each profile is
+ * stopped when the budget runs out, so the pass ends on time). What ncu reports
  * explains a verdict; it never makes one. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -56,7 +57,14 @@ void find_ncu(kg_gate *g)
     }
 }
 
-static void profile_reference(kg_gate *g, int task, int d, kg_ncu *out)
+/* Seconds a profile may take: 180, or what is left of the budget. */
+static double profile_limit(double t_end)
+{
+    double left = t_end - kg_now();
+    return left < 180 ? (left > 1 ? left : 1) : 180;
+}
+
+static void profile_reference(kg_gate *g, int task, int d, kg_ncu *out, double t_end)
 {
     if (task >= 16) { snprintf(out->why, sizeof out->why, "gate: too many tasks"); return; }
     if (ref_profiled[task][d]) { *out = ref_profile[task][d]; return; }
@@ -73,13 +81,18 @@ static void profile_reference(kg_gate *g, int task, int d, kg_ncu *out)
     argv[a++] = sd;
     argv[a] = NULL;
     static char out_text[1 << 20];
-    run_capture(argv, 180, out_text, sizeof out_text);
+    out_text[0] = 0;
+    run_capture(argv, profile_limit(t_end), out_text, sizeof out_text);
     kg_ncu_parse(out_text, out);
+    if (!out->ok && kg_now() >= t_end) {
+        snprintf(out->why, sizeof out->why, "not profiled: the --explain-budget ran out during the profile");
+        return;   /* not kept: a later candidate may have time */
+    }
     ref_profile[task][d] = *out;
     ref_profiled[task][d] = 1;
 }
 
-static void profile_candidate(kg_gate *g, kg_job *j, int task, int d, kg_ncu *out)
+static void profile_candidate(kg_gate *g, kg_job *j, int task, int d, kg_ncu *out, double t_end)
 {
     const char *argv[40];
     int a = kg_ncu_argv(g->ncu, "kgate_cand/", argv, 30);
@@ -117,9 +130,12 @@ static void profile_candidate(kg_gate *g, kg_job *j, int task, int d, kg_ncu *ou
     if (lf >= 0) close(lf);
     if (rc != 0) { snprintf(out->why, sizeof out->why, "cannot start ncu in the sandbox"); return; }
     kg_sb_result rec;
-    kg_sb_wait(&p, kg_now() + 180, &rec);
+    kg_sb_wait(&p, kg_now() + profile_limit(t_end), &rec);
     char *text = kg_read_file(logp, 4u << 20, NULL);
-    if (kg_ncu_parse(text, out) != 0 && !out->why[0]) snprintf(out->why, sizeof out->why, "ncu gave no figures");
+    if (kg_ncu_parse(text, out) != 0 && kg_now() >= t_end)
+        snprintf(out->why, sizeof out->why, "not profiled: the --explain-budget ran out during the profile");
+    else if (!out->ok && !out->why[0])
+        snprintf(out->why, sizeof out->why, "ncu gave no figures");
     if (!out->ok && text && strstr(text, "ERR_NVGPUCTRPERM"))
         snprintf(out->why, sizeof out->why, "ncu may not read the GPU's counters as the sandbox's user "
                  "(ERR_NVGPUCTRPERM: profiling is restricted to admin users on this machine)");
@@ -148,10 +164,12 @@ void explain_l4(kg_gate *g, kg_cand *cands, kg_job *jobs, int n)
             snprintf(c->ncu_cand.why, sizeof c->ncu_cand.why, "not profiled: the --explain-budget ran out");
             snprintf(c->ncu_ref.why, sizeof c->ncu_ref.why, "not profiled: the --explain-budget ran out");
         } else {
-            printf("# explain: %s on device %d\n", c->name, g->dev[d].index);
+            char en[1100];
+            kg_text_escape(c->name, sizeof c->name, en, sizeof en);
+            printf("# explain: %s on device %d\n", en, g->dev[d].index);
             fflush(stdout);
-            profile_reference(g, ti, d, &c->ncu_ref);
-            profile_candidate(g, j, ti, d, &c->ncu_cand);
+            profile_reference(g, ti, d, &c->ncu_ref, t_end);
+            profile_candidate(g, j, ti, d, &c->ncu_cand, t_end);
             n_explained++;
             kg_print_candidate(stdout, c);
         }

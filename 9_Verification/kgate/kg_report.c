@@ -118,6 +118,7 @@ void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s)
          * slipped through) is counted nowhere rather than written anywhere */
         int v = c[i].verdict, e = c[i].expected;
         if (v < 0 || v >= KG_V_COUNT) continue;
+        if (c[i].gate_failure) { s->gate_failures++; continue; }   /* not a verdict on the candidate */
         s->verdict_count[v]++;
         if (v == KG_V_SKIPPED) { s->skipped++; continue; }
         s->disagreements += c[i].disagree != 0;
@@ -190,12 +191,39 @@ int kg_combine_devices(const int *v, int n, int *disagree)
     return v[0];
 }
 
-/* Strings of a record, printed only up to their field's size. */
-#define FIELD(x) (int)strnlen((x), sizeof(x)), (x)
+void kg_text_escape(const char *in, size_t max, char *out, size_t len)
+{
+    size_t o = 0;
+    if (!len) return;
+    for (size_t i = 0; in && i < max && in[i]; i++) {
+        unsigned char ch = (unsigned char)in[i];
+        if (ch >= 0x20 && ch < 0x7f) {
+            if (o + 2 > len) break;
+            out[o++] = (char)ch;
+        } else {   /* control bytes (ESC, CR, a newline), DEL, and every byte of a non-ASCII character */
+            if (o + 5 > len) break;
+            snprintf(out + o, 5, "\\x%02x", ch);
+            o += 4;
+        }
+    }
+    out[o] = 0;
+}
+
+/* Strings of a record, printed escaped and only up to their field's size
+ * (a few rotating buffers: one printf takes several). */
+static const char *esc_field(const char *s, size_t size)
+{
+    static char buf[8][4 * 2400 + 1];
+    static int k;
+    char *b = buf[k++ & 7];
+    kg_text_escape(s, size, b, sizeof buf[0]);
+    return b;
+}
+#define EF(x) esc_field((x), sizeof(x))
 
 void kg_print_candidate(FILE *f, const kg_cand *c)
 {
-    fprintf(f, "%-9s %-34.*s task=%-12.*s", kg_verdict_name(c->verdict), FIELD(c->name), FIELD(c->task));
+    fprintf(f, "%-9s %-34s task=%-12s", kg_verdict_name(c->verdict), EF(c->name), EF(c->task));
     if (c->expected >= 0)
         fprintf(f, " label=%-8s%s", kg_verdict_name(c->expected),
                 (c->verdict == KG_V_STATIC_OK ? !(c->expected >= KG_V_P0 && c->expected <= kg_report_partial_last)
@@ -203,10 +231,10 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
                     (kg_verdict_is_stop(c->expected) && kg_verdict_is_stop(c->verdict))))
                     ? ""
                     : "  <-- MISMATCH");
-    if (c->reason[0]) fprintf(f, "\n    why: %.*s\n", FIELD(c->reason));
+    if (c->reason[0]) fprintf(f, "\n    why: %s\n", EF(c->reason));
     else fprintf(f, "\n    why: -\n");
-    fprintf(f, "    rules: P0=%d P1=%d P2=%d %.*s\n", c->n_p0, c->n_p1, c->n_p2, FIELD(c->rules));
-    if (c->sandbox[0]) fprintf(f, "    sandbox: %.*s\n", FIELD(c->sandbox));
+    fprintf(f, "    rules: P0=%d P1=%d P2=%d %s\n", c->n_p0, c->n_p1, c->n_p2, EF(c->rules));
+    if (c->sandbox[0]) fprintf(f, "    sandbox: %s\n", EF(c->sandbox));
     if (c->compiled)
         fprintf(f, "    ptxas: %d kernel(s), max %d registers, %lld B smem, %lld B stack, "
                    "spills %lld/%lld B st/ld%s\n",
@@ -235,30 +263,30 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
             fprintf(f, "    fix %s (P%d) at line %d: %s\n", r->id, c->hits[i].eff, c->hits[i].line, r->fix);
     }
     for (int i = 0; i < c->n_compile_errors && i < KG_MAX_COMPILE_ERRORS; i++)
-        fprintf(f, "    compile: %.*s\n", FIELD(c->compile_errors[i]));
+        fprintf(f, "    compile: %s\n", EF(c->compile_errors[i]));
     if (c->mm_n > 0 || c->mm_count > 0) {
-        fprintf(f, "    first failure: %.*s: %llu of %llu wrong", FIELD(c->mm_shape), c->mm_count, c->mm_checked);
+        fprintf(f, "    first failure: %s: %llu of %llu wrong", EF(c->mm_shape), c->mm_count, c->mm_checked);
         for (int i = 0; i < c->mm_n && i < 4; i++)
             fprintf(f, "%s [%lld] expected %.7g got %.7g", i ? ";" : ":", c->mm_index[i], c->mm_expected[i], c->mm_got[i]);
         fprintf(f, "\n");
     }
     if (c->n_dev > 1 || c->disagree)
         for (int d = 0; d < c->n_dev && d < KG_MAX_DEV; d++)
-            fprintf(f, "    device %d (%.*s, sm_%.*s): %s%s%.*s\n", c->dev[d].device, FIELD(c->dev[d].name),
-                    FIELD(c->dev[d].arch), kg_verdict_name(c->dev[d].verdict), c->dev[d].reason[0] ? ": " : "",
-                    FIELD(c->dev[d].reason));
+            fprintf(f, "    device %d (%s, sm_%s): %s%s%s\n", c->dev[d].device, EF(c->dev[d].name),
+                    EF(c->dev[d].arch), kg_verdict_name(c->dev[d].verdict), c->dev[d].reason[0] ? ": " : "",
+                    EF(c->dev[d].reason));
     if (c->disagree) fprintf(f, "    DISAGREE: the devices gave different verdicts\n");
     if (c->explained) {
         const kg_ncu *k[2] = {&c->ncu_cand, &c->ncu_ref};
         const char *who[2] = {"candidate", "reference"};
         for (int i = 0; i < 2; i++) {
             if (k[i]->ok)
-                fprintf(f, "    ncu %s: %.*s %.4g us, DRAM %.1f%% of peak, achieved occupancy %.1f%%, "
-                           "shared bank conflicts %.0f, top stall %.*s (%.2f)\n",
-                        who[i], FIELD(k[i]->kernel), k[i]->duration_us, k[i]->dram_pct, k[i]->occupancy_pct,
-                        k[i]->bank_conflicts, FIELD(k[i]->stall), k[i]->stall_ratio);
+                fprintf(f, "    ncu %s: %s %.4g us, DRAM %.1f%% of peak, achieved occupancy %.1f%%, "
+                           "shared bank conflicts %.0f, top stall %s (%.2f)\n",
+                        who[i], EF(k[i]->kernel), k[i]->duration_us, k[i]->dram_pct, k[i]->occupancy_pct,
+                        k[i]->bank_conflicts, EF(k[i]->stall), k[i]->stall_ratio);
             else
-                fprintf(f, "    ncu %s: not available (%.*s)\n", who[i], FIELD(k[i]->why));
+                fprintf(f, "    ncu %s: not available (%s)\n", who[i], EF(k[i]->why));
         }
     }
     if (c->policy_stops) {
@@ -267,7 +295,7 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
             if ((c->policy_stops >> p) & 1) fprintf(f, " %s", kg_policy_name(p));
         fprintf(f, "\n");
     }
-    if (c->notes[0]) fprintf(f, "    note: %.*s\n", FIELD(c->notes));
+    if (c->notes[0]) fprintf(f, "    note: %s\n", EF(c->notes));
     fprintf(f, "    seconds: static %.3f, compile %.3f, run %.3f, total (start to verdict) %.3f; "
                "overhead: sandbox %.3f, judge %.3f\n",
             c->t_static, c->t_compile, c->t_run, c->t_total, c->t_sandbox, c->t_judge);
@@ -309,6 +337,9 @@ void kg_print_summary(FILE *f, const kg_summary *s)
         fprintf(f, "wall seconds: %.2f in all, %.3f per candidate\n", s->wall_s,
                 s->wall_s / s->n);
     if (s->skipped) fprintf(f, "skipped (not judged on this machine, left out of the rates): %d\n", s->skipped);
+    if (s->gate_failures)
+        fprintf(f, "gate failures (SKIPPED: the gate could not judge them, no verdict on the candidates): %d\n",
+                s->gate_failures);
     if (s->disagreements) fprintf(f, "devices disagreed on %d candidate(s)\n", s->disagreements);
     if (s->n_labeled > 0) {
         fprintf(f, "policy profiles on this run (a laxer profile than the run's cannot know the dynamic "
@@ -332,12 +363,12 @@ void kg_json_escape(const char *in, char *buf, size_t len)
         switch (*p) {
         case '"': add = "\\\""; break;
         case '\\': add = "\\\\"; break;
-        case '\n': add = "\\n"; break;
-        case '\r': add = "\\r"; break;
-        case '\t': add = "\\t"; break;
         default:
-            if (*p < 0x20 || *p >= 0x7f) {   /* keep the output ASCII */
-                snprintf(tmp, sizeof tmp, "\\u%04x", *p < 0x20 ? *p : 0xfffd);
+            if (*p < 0x20 || *p >= 0x7f) {
+                /* as the text report writes them: the decoded string says
+                 * \xNN, so no reader of the feedback meets a control byte
+                 * (ESC, CR, NUL...) or a non-ASCII character (a bidi override) */
+                snprintf(tmp, sizeof tmp, "\\\\x%02x", *p);
                 add = tmp;
             } else {
                 tmp[0] = (char)*p;
@@ -399,6 +430,10 @@ static void next_step(const kg_cand *c, char *buf, size_t len)
     for (int i = 0; i < c->n_hits && i < KG_CAND_HITS; i++)
         if (!best || c->hits[i].eff < best->eff) best = &c->hits[i];
     const kg_rule_info *r = best ? kg_rule_at(best->rule) : NULL;
+    if (c->gate_failure) {
+        snprintf(buf, len, "not judged (the gate's own failure, nothing of the candidate's): submit it again");
+        return;
+    }
     switch (c->verdict) {
     case KG_V_P0:
         if (r) snprintf(buf, len, "%s at line %d: %s", r->id, best->line, r->fix);
@@ -435,6 +470,7 @@ void kg_feedback_record(FILE *f, const kg_cand *c)
     jstr(f, "task", c->task, 1);
     jstr(f, "verdict", kg_verdict_name(c->verdict), 1);
     fprintf(f, "\"stopped\":%s,", kg_verdict_is_stop(c->verdict) ? "true" : "false");
+    fprintf(f, "\"gate_failure\":%s,", c->gate_failure ? "true" : "false");
     jstr(f, "next_step", step, 1);
     jstr(f, "reason", c->reason, 1);
     fprintf(f, "\"static\":[");
@@ -539,6 +575,7 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
         jstr(f, "verdict", kg_verdict_name(k->verdict), 1);
         fprintf(f, "\"stopped\":%s,", kg_verdict_is_stop(k->verdict) ? "true" : "false");
         jstr(f, "reason", k->reason, 1);
+        fprintf(f, "\"gate_failure\":%s,", k->gate_failure ? "true" : "false");
         jstr(f, "rules", k->rules, 1);
         fprintf(f, "\"rule_counts\":{\"P0\":%d,\"P1\":%d,\"P2\":%d},", k->n_p0, k->n_p1, k->n_p2);
         if (k->compiled)
@@ -582,7 +619,8 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
     jnum(f, "median_seconds_per_candidate", s->median_s, 1);
     jnum(f, "median_overhead_seconds", s->median_overhead_s, 1);
     jnum(f, "wall_seconds", s->wall_s, 1);
-    fprintf(f, "\"skipped\":%d,\"disagreements\":%d,\"policies\":{", s->skipped, s->disagreements);
+    fprintf(f, "\"skipped\":%d,\"gate_failures\":%d,\"disagreements\":%d,\"policies\":{", s->skipped,
+            s->gate_failures, s->disagreements);
     for (int p = 0; p < KG_POLICY_COUNT; p++) {
         fprintf(f, "%s\"%s\":{\"bad_stopped\":%d,\"good_stopped\":%d,\"undetermined\":%d,", p ? "," : "",
                 kg_policy_name(p), s->pol_bad_stopped[p], s->pol_good_stopped[p], s->pol_unknown[p]);

@@ -106,6 +106,8 @@ typedef struct {
     int explained;             /* 1: an explanation was attempted */
     int is_torch;
     char notes[300];           /* repairs, a byte-order mark, a label that disagrees */
+    int gate_failure;          /* SKIPPED because the gate failed (a scan or compile out of
+                                  wall-clock time twice), not for anything of the candidate's */
 } kg_cand;
 
 typedef struct {
@@ -118,6 +120,7 @@ typedef struct {
     double median_overhead_s;        /* median of t_sandbox + t_judge */
     int verdict_count[KG_V_COUNT];
     int skipped, disagreements;
+    int gate_failures;               /* SKIPPED by the gate's own failure: in no verdict count */
     /* what each policy profile would have decided on this run (rules.h):
      * exact for the run's policy and the stricter ones; a laxer one cannot
      * know the dynamic verdict of a candidate the run stopped statically
@@ -169,8 +172,16 @@ void kg_feedback_record(FILE *f, const kg_cand *c);
 int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
                   const kg_summary *s);
 
-/* JSON string escaping into buf (always NUL-terminated, truncated to fit). */
+/* JSON string escaping into buf (always NUL-terminated, truncated to fit,
+ * never in the middle of an escape). Control bytes and every non-ASCII byte
+ * are written as the text report writes them, \xNN (JSON "\\xNN"). */
 void kg_json_escape(const char *in, char *buf, size_t len);
+
+/* What the text report prints of a string that may come from a candidate
+ * (its name, a compiler's or its own message): at most max bytes of in,
+ * bytes 0x20..0x7e as they are, every other byte as \xNN (ESC, CR, NUL, a
+ * newline that would forge a line, the bytes of a bidi override). */
+void kg_text_escape(const char *in, size_t max, char *out, size_t len);
 
 #ifdef __cplusplus
 }

@@ -170,9 +170,13 @@ int main(int argc, char **argv)
     int n = 0;
     char labels_path[1024] = "", lab_dir[1024] = "";
     if (o.labels) snprintf(labels_path, sizeof labels_path, "%s", o.labels);
-    for (int i = 0; i < o.n_paths; i++)
-        if (collect(o.paths[i], paths, &n, labels_path, sizeof labels_path, lab_dir, sizeof lab_dir) != 0)
-            return bad_arg("cannot read %s", o.paths[i]);
+    for (int i = 0; i < o.n_paths; i++) {
+        int cr = collect(o.paths[i], paths, &n, labels_path, sizeof labels_path, lab_dir, sizeof lab_dir);
+        if (cr == -2)
+            return bad_arg("%s is a symbolic link to a folder: give the folder itself (the gate follows no links)",
+                           o.paths[i]);
+        if (cr != 0) return bad_arg("cannot read %s", o.paths[i]);
+    }
     if (n > MAX_CANDS) {
         fprintf(stderr, "kgate: error: %d candidate files: more than the limit of %d per run (split the run)\n",
                 n, MAX_CANDS);
@@ -223,6 +227,7 @@ int main(int argc, char **argv)
         }
     }
     resolve_nvcc(o.nvcc, g.nvcc, sizeof g.nvcc);
+    if (o.memory_mb) kg_set_harness_memory((unsigned long long)o.memory_mb << 20);
     char err[600];
     if (kg_sandbox_setup(&sb, g.libexec, o.no_sandbox, err, sizeof err) != 0) {
         fprintf(stderr, "kgate: error: no sandbox: %s\n", err);
@@ -267,6 +272,19 @@ int main(int argc, char **argv)
         al += (size_t)snprintf(g.arch_list + al, sizeof g.arch_list - al, "%s%s", a ? "," : "", g.arch[a]);
     if (o.mode != MODE_STATIC) printf("# compiled for: sm_%s\n", g.arch_list);
     if (o.mode == MODE_FULL && sandbox_gpu_checks(&g, &sb)) return 1;
+    if (o.mode == MODE_DRY && sb.enabled && !sb.memcg) {
+        /* no memory cgroup: the harness's address space at its start-up, for
+         * its RLIMIT_AS (a full run measures it in the GPU checks) */
+        char why[400] = "";
+        int n_allow = 0;
+        static char allow[KG_SB_EVENTS][160];
+        harness_selftest(&g, 0, NULL, allow, &n_allow, why, sizeof why);
+    }
+    if (sb.enabled) {
+        char md[400];
+        kg_sandbox_memory_desc(&sb, md, sizeof md);   /* after the GPU checks: they measure CUDA's start-up */
+        printf("# sandbox: %s\n", md);
+    }
 
     /* the candidates' sources: PyTorch ones, and a task that contradicts the label */
     int any_torch = 0;
@@ -283,8 +301,10 @@ int main(int argc, char **argv)
         char said[32];
         const kg_task *st = task_from_source(src, said, sizeof said);
         if (lab && said[0] && (!st || strcmp(st->name, lab->task))) {
+            char eb[1100];
+            kg_text_escape(base, 256, eb, sizeof eb);   /* a file name is the candidate's text too */
             printf("# labels: PROBLEM: %s: its source says kgate-task: %s, its label says %s (the source's is used)\n",
-                   base, said, lab->task);
+                   eb, said, lab->task);
             label_problems++;
         }
         free(src);
@@ -731,6 +751,12 @@ int main(int argc, char **argv)
     if (label_problems) {
         size_t l = strlen(why);
         snprintf(why + l, sizeof why - l, "; %d labels problem(s), see the # labels lines", label_problems);
+        ok = 0;
+    }
+    if (s.gate_failures) {   /* the gate did not do its job for them: never a silent pass */
+        size_t l = strlen(why);
+        snprintf(why + l, sizeof why - l, "; %d candidate(s) not judged: the gate's own failure (SKIPPED)",
+                 s.gate_failures);
         ok = 0;
     }
     printf("kgate: %s (%s)\n", ok ? "PASS" : "FAIL", why);

@@ -13,14 +13,23 @@
  * file, an empty file (or only white space), a file larger than max_bytes
  * (0 means KG_DEFAULT_MAX_BYTES, 1 MiB), binary data (NUL bytes or many
  * control characters), and a Markdown answer without a tagged code block.
+ *
+ * Only a regular file is read: a symbolic link (to a root-only file, say:
+ * the gate may run as root), a FIFO (it would block), a device, a socket or
+ * a folder is refused with what it is, without being opened (the link is
+ * never followed); the file is opened with O_NOFOLLOW and must still be the
+ * one that was looked at (same device and inode) when it is read.
  */
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "kgate_static.h"
 
@@ -141,6 +150,37 @@ static char *extract_markdown(const char *text, size_t len, char *err, size_t er
     return out;
 }
 
+static FILE *open_regular(const char *path, struct stat *st, char *err, size_t errlen)
+{
+    struct stat ls, fs;
+    if (!path || lstat(path, &ls) != 0) {
+        set_err(err, errlen, "cannot open %s: %s", path ? path : "(none)", strerror(errno));
+        return NULL;
+    }
+    const char *what = S_ISREG(ls.st_mode) ? NULL : S_ISLNK(ls.st_mode) ? "a symbolic link"
+                       : S_ISFIFO(ls.st_mode) ? "a FIFO" : S_ISCHR(ls.st_mode) ? "a character device"
+                       : S_ISBLK(ls.st_mode) ? "a block device" : S_ISSOCK(ls.st_mode) ? "a socket"
+                       : S_ISDIR(ls.st_mode) ? "a folder" : "something else";
+    if (what) {
+        set_err(err, errlen, "%s is %s, not a regular file: refused (the gate follows no links)", path, what);
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        set_err(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &fs) != 0 || !S_ISREG(fs.st_mode) || fs.st_dev != ls.st_dev || fs.st_ino != ls.st_ino) {
+        close(fd);
+        set_err(err, errlen, "%s changed while it was opened: refused", path);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) { close(fd); set_err(err, errlen, "cannot open %s: %s", path, strerror(errno)); return NULL; }
+    if (st) *st = fs;
+    return f;
+}
+
 char *kg_load_candidate(const char *path, size_t max_bytes, char *err, size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
@@ -148,18 +188,14 @@ char *kg_load_candidate(const char *path, size_t max_bytes, char *err, size_t er
     if (max_bytes == 0) max_bytes = KG_DEFAULT_MAX_BYTES;
 
     struct stat st;
-    if (stat(path, &st) != 0) {
-        set_err(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) { set_err(err, errlen, "%s is not a regular file", path); return NULL; }
+    FILE *f = open_regular(path, &st, err, errlen);
+    if (!f) return NULL;
     if ((unsigned long long)st.st_size > (unsigned long long)max_bytes) {
+        fclose(f);
         set_err(err, errlen, "file is %lld bytes, larger than the candidate limit of %zu bytes",
                 (long long)st.st_size, max_bytes);
         return NULL;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) { set_err(err, errlen, "cannot open %s: %s", path, strerror(errno)); return NULL; }
     /* Read at most max_bytes + 1 so a file that grew since stat() is caught. */
     char *buf = malloc(max_bytes + 2);
     if (!buf) { fclose(f); set_err(err, errlen, "out of memory"); return NULL; }
@@ -211,7 +247,7 @@ char *kg_load_candidate(const char *path, size_t max_bytes, char *err, size_t er
 int kg_file_has_bom(const char *path)
 {
     unsigned char b[3] = {0, 0, 0};
-    FILE *f = path ? fopen(path, "rb") : NULL;
+    FILE *f = open_regular(path, NULL, NULL, 0);   /* never a link, a FIFO or a device */
     if (!f) return 0;
     size_t n = fread(b, 1, 3, f);
     fclose(f);

@@ -109,7 +109,10 @@ int spawn_compile(kg_gate *g, kg_job *j, kg_cand *c)
     }
     j->cc_on = 1;
     j->cc_killed = 0;
-    j->cc_deadline = kg_now() + (j->is_torch ? g->o->torch_timeout : g->o->compile_timeout);
+    /* the limit is CPU seconds (the candidate's: a bomb uses the CPU); four
+     * times as many of wall-clock time (the machine's: a loaded machine
+     * starves it), KG_WALL_FACTOR */
+    j->cc_deadline = kg_now() + KG_WALL_FACTOR * (j->is_torch ? g->o->torch_timeout : g->o->compile_timeout);
     return 0;
 }
 
@@ -251,7 +254,7 @@ int spawn_scan(kg_gate *g, kg_job *j, kg_cand *c)
     }
     j->scan_fd = p[0];
     j->scan_on = 1;
-    j->scan_deadline = kg_now() + limit;
+    j->scan_deadline = kg_now() + KG_WALL_FACTOR * limit;   /* CPU seconds; four times as many of wall-clock time */
     return 0;
 }
 
@@ -318,6 +321,21 @@ static void take_hits(kg_cand *c, const kg_static_msg *m)
     }
 }
 
+/* A diagnostic of libclang's (the scan's record) as the report may show it:
+ * about the candidate's own text only (kg_cut_foreign), on one line. */
+static void own_words(const char *text, const char *display, char *out, size_t len)
+{
+    char one[sizeof ((kg_static_msg *)0)->parse_error + 1];
+    snprintf(one, sizeof one, "%s", text);
+    char *cut = kg_cut_foreign(one, display);
+    snprintf(out, len, "%s", cut ? cut : "");
+    free(cut);
+    size_t n = strlen(out);
+    while (n && out[n - 1] == '\n') out[--n] = 0;
+    for (char *p = out; *p; p++)
+        if (*p == '\n') *p = ' ';
+}
+
 /* The scan's record arrived (or its sandbox ended). */
 void static_result(kg_gate *g, kg_job *j, kg_cand *c)
 {
@@ -333,15 +351,33 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
     fcntl(j->scan_fd, F_SETFL, fl | O_NONBLOCK);
     ssize_t got = read_record(j->scan_fd, &m, sizeof m);
     close_fd(&j->scan_fd);
+    double limit = j->is_torch ? 4 * g->o->scan_timeout : g->o->scan_timeout;
+    /* out of wall-clock time: the candidate's when the scan kept a CPU busy
+     * for at least half its CPU limit (a bomb), else the machine's (too
+     * busy to run it) */
+    int busy = j->scan_killed && rec.cpu_s >= 0.5 * limit;
+    if (got != (ssize_t)sizeof m && j->scan_killed && !busy && j->scan_tries++ < 1) {
+        /* the machine's: once more; then it is the gate's failure */
+        j->scan_killed = 0;
+        j->static_done = 0;
+        if (spawn_scan(g, j, c) == 0) return;
+        j->static_done = 1;
+    }
     if (got != (ssize_t)sizeof m || !kg_static_msg_valid(&m) || m.policy != g->o->policy) {
         char end[200];
-        kg_limits lim = kg_default_limits(KG_SB_SCAN, g->o->scan_timeout);
+        kg_limits lim = kg_default_limits(KG_SB_SCAN, limit);
         kg_sb_ending(&rec, &lim, end, sizeof end);
         c->verdict = KG_V_L1;
-        if (j->scan_killed)
-            snprintf(c->reason, sizeof c->reason, "static track stopped: no result within the %.0f s limit "
-                     "(a preprocessor or template bomb?)", j->is_torch ? 4 * g->o->scan_timeout : g->o->scan_timeout);
-        else if (got > 0 && got != (ssize_t)sizeof m)
+        if (busy) {
+            snprintf(c->reason, sizeof c->reason, "static track stopped: no result within %.0f s of wall-clock "
+                     "time, %.1f s of CPU time used (a preprocessor or template bomb?)", KG_WALL_FACTOR * limit, rec.cpu_s);
+        } else if (j->scan_killed) {
+            c->verdict = KG_V_SKIPPED;
+            c->gate_failure = 1;
+            snprintf(c->reason, sizeof c->reason, "gate: the static scan got no result within %.0f s of "
+                     "wall-clock time, twice, having used less than half its %.0f s of CPU time (a machine too busy to "
+                     "run it): not judged", KG_WALL_FACTOR * limit, limit);
+        } else if (got > 0 && got != (ssize_t)sizeof m)
             snprintf(c->reason, sizeof c->reason, "static track failed: a truncated record");
         else if (got == (ssize_t)sizeof m)
             snprintf(c->reason, sizeof c->reason, "static track failed: a malformed record");
@@ -358,14 +394,18 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
     if (m.needs_bf16) add_note(c, "%s", "repaired: #include <cuda_bf16.h> added");
     if (m.rc != 0) {
         c->verdict = KG_V_L1;
-        snprintf(c->reason, sizeof c->reason, "static track failed: %.300s", m.parse_error);
+        char pe[300];
+        own_words(m.parse_error, c->name, pe, sizeof pe);
+        snprintf(c->reason, sizeof c->reason, "static track failed: %.290s", pe);
     } else if (m.worst == KG_P0) {
         c->verdict = KG_V_P0;
         snprintf(c->reason, sizeof c->reason, "%.390s", m.reason);
     } else if (g->o->mode == MODE_STATIC) {
         c->verdict = KG_V_STATIC_OK;
-        snprintf(c->reason, sizeof c->reason, "no P0 rule hit%s%.300s", m.parsed ? "" : "; parse: ",
-                 m.parsed ? "" : m.parse_error);
+        char pe[300];
+        own_words(m.parse_error, c->name, pe, sizeof pe);
+        snprintf(c->reason, sizeof c->reason, "no P0 rule hit%s%.290s", m.parsed ? "" : "; parse: ",
+                 m.parsed ? "" : pe);
     } else if (!j->task) {
         c->verdict = KG_V_L1;
         snprintf(c->reason, sizeof c->reason,
@@ -421,6 +461,12 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
     j->cc_on = 0;
     c->t_sandbox += sb_start_s(&rec);
     c->t_compile += rec.wall_ms / 1000.0;   /* the compiler's own wall time, retries included */
+    double cc_limit = j->is_torch ? g->o->torch_timeout : g->o->compile_timeout;
+    int cc_busy = j->cc_killed && rec.cpu_s >= 0.5 * cc_limit;   /* the candidate's (static_result) */
+    if (j->cc_killed && !cc_busy && j->cc_tries++ < 1) {
+        /* out of wall-clock time on a machine too busy to run it: once more */
+        if (spawn_compile(g, j, c) == 0) return;
+    }
     int ok = rec.exit_code == 0 && rec.term_signal == 0;
     char so[PATH_MAX + 64];
     if (j->is_torch) snprintf(so, sizeof so, "%s/build/kgate_cand.so", j->dir);
@@ -456,8 +502,10 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
         }
     }
     j->compile_done = 1;
-    char *log = kg_read_file(j->log, 1u << 20, NULL);
-    kg_parse_ptxas(log, &c->ptx);
+    char *raw = kg_read_file(j->log, 1u << 20, NULL);
+    kg_parse_ptxas(raw, &c->ptx);
+    /* what reaches the report: the diagnostics about the candidate's own text */
+    char *log = kg_cut_foreign(raw, c->path);
     int any = 0;
     for (int a = 0; a < g->n_arch; a++) any |= j->arch_ok[a] == 1;
     if (!any) {
@@ -467,12 +515,21 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
         c->n_compile_errors = kg_compile_errors(log, c->path, c->compile_errors, KG_MAX_COMPILE_ERRORS);
         snprintf(first_err, sizeof first_err, "%s", c->n_compile_errors ? c->compile_errors[0] : "");
         if (!first_err[0]) kg_first_error(log, first_err, sizeof first_err);
-        if (j->is_torch && torch_env_failure(log, why, sizeof why)) {
+        if (j->is_torch && torch_env_failure(raw, why, sizeof why)) {   /* fixed words only */
             j->env_skip = 1;
             snprintf(c->reason, sizeof c->reason, "PyTorch cannot build extensions here: %.300s", why);
-        } else if (j->cc_killed)
-            snprintf(c->reason, sizeof c->reason, "compile stopped: no result within the %.0f s limit",
-                     j->is_torch ? g->o->torch_timeout : g->o->compile_timeout);
+        } else if (cc_busy) {
+            snprintf(c->reason, sizeof c->reason, "compile stopped: no result within %.0f s of wall-clock time, "
+                     "%.1f s of CPU time used", KG_WALL_FACTOR * cc_limit, rec.cpu_s);
+        } else if (j->cc_killed) {
+            double limit = cc_limit;
+            j->env_skip = 1;   /* SKIPPED: the gate's failure, not the candidate's */
+            c->gate_failure = 1;
+            snprintf(c->reason, sizeof c->reason, "gate: the compiler got no result within %.0f s of wall-clock "
+                     "time, twice, having used less than half its %.0f s of CPU time (a machine too busy to run it): "
+                     "not judged", KG_WALL_FACTOR * limit, limit);
+        } else if (rec.mem_oom)
+            snprintf(c->reason, sizeof c->reason, "compile stopped: %s", end);
         else if (rec.term_signal && rec.term_signal != SIGKILL)
             snprintf(c->reason, sizeof c->reason, "compile stopped: %s", end);
         else if (!rec.started)
@@ -494,6 +551,7 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
                 }
     }
     free(log);
+    free(raw);
 }
 
 /* The verdict of a run on device d, from trusted sources only: the judge's
@@ -528,7 +586,9 @@ static void compose(kg_gate *g, kg_job *j, kg_cand *c, int d, kg_dev_result *r, 
         snprintf(r->reason, sizeof r->reason, "%.390s", m->detail);
     } else if (m->lost) {
         r->verdict = KG_V_L2;
-        if (m->timed_out) {
+        if (h->mem_oom)   /* killed by its memory cgroup: the ending names the limit */
+            snprintf(r->reason, sizeof r->reason, "memory: over its %s while %.96s", end, stage);
+        else if (m->timed_out) {
             char mem[120] = "";
             if (h->maxrss_kb > 0 && lim.data_bytes &&
                 (unsigned long long)h->maxrss_kb * 1024ULL >= lim.data_bytes / 10 * 8)

@@ -18,6 +18,13 @@ enum { J_QUEUED, J_FLIGHT, J_READY, J_DONE };
  * after KG_STEP_ASIDE_S (a PyTorch build, a compile or scan that runs to its
  * limit) steps aside for the next, up to KG_STEP_ASIDE_MAX more in flight. */
 #define KG_STEP_ASIDE_S 2.0
+
+/* A scan's or compile's limit (--scan-timeout, ...) is CPU seconds; it gets
+ * this many times as many seconds of wall-clock time. Killed at that
+ * deadline having used at least half its CPU time, it is the candidate's
+ * (L1: a bomb); with less, the machine was too busy: retried once, then
+ * SKIPPED as the gate's own failure. */
+#define KG_WALL_FACTOR 4
 #define KG_STEP_ASIDE_MAX 8
 
 /* One GPU of the run. */
@@ -44,6 +51,7 @@ typedef struct {
     int scan_on, cc_on, h_on[KG_MAX_DEV];
     double scan_deadline, cc_deadline;
     int scan_killed, cc_killed;
+    int scan_tries, cc_tries;  /* retries after a wall-clock kill (at most one each) */
     int scan_fd;               /* the scan's record pipe */
     int cmd_w[KG_MAX_DEV], rep_r[KG_MAX_DEV], shm_fd[KG_MAX_DEV];   /* the harnesses' channels */
     int h_dead[KG_MAX_DEV];    /* the harness ended before its session */

@@ -1,6 +1,7 @@
 /* sandbox.c: bubblewrap sandboxes with a seccomp monitor (see sandbox.h). */
 #define _GNU_SOURCE
 #include "sandbox.h"
+#include "sandbox_host.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -62,6 +63,10 @@ double kg_now(void)
 #define GiB (1ULL << 30)
 #define MiB (1ULL << 20)
 
+static unsigned long long harness_memory;   /* kg_set_harness_memory (0: the default) */
+
+void kg_set_harness_memory(unsigned long long bytes) { harness_memory = bytes; }
+
 kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s)
 {
     kg_limits l;
@@ -71,6 +76,7 @@ kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s)
     case KG_SB_SCAN:       /* libclang on one file: 0.3-3 s, under 1 GiB; nvcc -E for hidden code */
         l.cpu_s = timeout_s;
         l.as_bytes = 4 * GiB;
+        l.mem_bytes = 4 * GiB;
         l.fsize_bytes = 64 * MiB;
         l.tmp_bytes = 128 * MiB;
         l.nproc = 16;
@@ -78,6 +84,7 @@ kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s)
     case KG_SB_COMPILE:    /* nvcc and its phases: a few seconds, under 2 GiB */
         l.cpu_s = timeout_s;
         l.as_bytes = 8 * GiB;
+        l.mem_bytes = 8 * GiB;
         l.fsize_bytes = 256 * MiB;
         l.tmp_bytes = 512 * MiB;
         l.nproc = 32;
@@ -91,6 +98,8 @@ kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s)
             long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
             unsigned long long ram = pages > 0 && psz > 0 ? (unsigned long long)pages * (unsigned long long)psz : 0;
             l.data_bytes = ram && ram / 4 < 8 * GiB ? ram / 4 : 8 * GiB;
+            if (harness_memory) l.data_bytes = harness_memory;
+            l.mem_bytes = l.data_bytes;   /* every page, shared ones too (sandbox.h, memcg) */
         }
         l.fsize_bytes = 16 * MiB;
         l.tmp_bytes = 16 * MiB;
@@ -531,6 +540,7 @@ static void handle(mon_ctx *m, struct seccomp_notif *req, struct seccomp_notif_r
         if (pid == m->target && m->target) {
             m->target_ended = 1;
             m->target_status = (int)(a[0] & 0xff);
+            r->vm_peak_kb = kg_vm_peak_kb(pid);   /* it waits in the call: still all there */
         }
         return;
     case SYS_execve: case SYS_execveat: {
@@ -552,34 +562,69 @@ static void handle(mon_ctx *m, struct seccomp_notif *req, struct seccomp_notif_r
 
 /* ---- spawning ----------------------------------------------------------- */
 
+/* bubblewrap's command line. On a GPU machine it is long (a bind for each
+ * device node, each of the GPUs' PCI folders in /sys and their parents);
+ * one that does not fit is an error, never a line cut short (the H200 cut
+ * the target off a shorter one: "no target"). */
+#define KG_ARGV_MAX 2048
+#define KG_ARGV_STORE 1024
 typedef struct {
-    const char *v[320];
+    const char *v[KG_ARGV_MAX];
     int n;
-    char store[160][256];
+    char store[KG_ARGV_STORE][256];
     int ns;
+    int dirs[KG_ARGV_STORE];   /* store indexes of the folders made with --dir */
+    int nd;
+    int overflow;
 } argv_t;
 
 static void A(argv_t *a, const char *s)
 {
-    if (a->n < (int)(sizeof a->v / sizeof a->v[0]) - 1) a->v[a->n++] = s;
+    if (a->n < KG_ARGV_MAX - 1) a->v[a->n++] = s;
+    else a->overflow = 1;
     a->v[a->n] = NULL;
 }
 
 static const char *F(argv_t *a, const char *fmt, ...)
 {
-    if (a->ns >= 160) return "";
+    if (a->ns >= KG_ARGV_STORE) { a->overflow = 1; return ""; }
     char *s = a->store[a->ns++];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s, 256, fmt, ap);
+    int n = vsnprintf(s, 256, fmt, ap);
     va_end(ap);
+    if (n < 0 || n >= 256) a->overflow = 1;
     return s;
 }
 
-/* Files under /etc the sandbox never needs and must not read. */
-static const char *const etc_masked[] = {"/etc/shadow", "/etc/gshadow", "/etc/shadow-",
-                                         "/etc/gshadow-", "/etc/sudoers", "/etc/master.passwd"};
-static const char *const etc_dirs_masked[] = {"/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d"};
+/* The parents of a bind, made 0755 (bubblewrap would make them 0700,
+ * closed to the sandbox's uid), each folder once. */
+static void parents(argv_t *a, const char *path)
+{
+    for (const char *q = strchr(path + 1, '/'); q; q = strchr(q + 1, '/')) {
+        int len = (int)(q - path), seen = 0;
+        for (int k = 0; k < a->nd && !seen; k++)
+            seen = (int)strlen(a->store[a->dirs[k]]) == len && !strncmp(a->store[a->dirs[k]], path, (size_t)len);
+        if (seen) continue;
+        const char *d = F(a, "%.*s", len, path);
+        if (a->nd < KG_ARGV_STORE) a->dirs[a->nd++] = a->ns - 1;
+        A(a, "--perms"); A(a, "0755");
+        A(a, "--dir"); A(a, d);
+    }
+}
+
+/* Files under /etc the sandbox never needs and must not read: secrets, and
+ * what names the host or its network (its name, its machine id, its
+ * addresses and interfaces; the UTS namespace gives the sandbox a host name
+ * of its own, KG_SB_HOSTNAME). Regular files become empty, folders empty;
+ * a symlink is left alone (its target, under /run, is not in the sandbox). */
+static const char *const etc_masked[] = {"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
+                                         "/etc/sudoers", "/etc/master.passwd", "/etc/hostname", "/etc/hosts",
+                                         "/etc/machine-id", "/etc/hostid", "/etc/mailname", "/etc/resolv.conf",
+                                         "/etc/ethers", "/etc/motd"};
+static const char *const etc_dirs_masked[] = {"/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d", "/etc/netplan",
+                                              "/etc/network", "/etc/NetworkManager", "/etc/systemd/network",
+                                              "/etc/wpa_supplicant", "/etc/cloud", "/etc/slurm", "/etc/munge"};
 
 void kg_sandbox_add_ro(kg_sandbox *sb, const char *path) { add_ro(sb, path); }
 
@@ -589,16 +634,21 @@ unsigned kg_sandbox_uid(const kg_sandbox *sb, int slot, kg_sb_kind kind)
 }
 
 /* bwrap ... stub --sock=N ... -- target argv */
-static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, argv_t *a,
+static int build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, argv_t *a,
                        int selftest)
 {
-    a->n = a->ns = 0;
+    a->n = a->ns = a->nd = a->overflow = 0;
     unsigned uid = kg_sandbox_uid(sb, s->slot, s->kind);
     if (sb->enabled) {
         A(a, sb->bwrap);
         /* the private /tmp first: binds below it (an unpacked toolkit in
          * /tmp/pfx) go on top of it */
         A(a, "--dev"); A(a, "/dev");
+        /* /dev is read-only below; POSIX shared memory gets a small tmpfs of
+         * its own (bubblewrap's /dev is an unbounded tmpfs) */
+        A(a, "--perms"); A(a, "1777");
+        A(a, "--size"); A(a, F(a, "%llu", s->lim.tmp_bytes ? s->lim.tmp_bytes : 16 * MiB));
+        A(a, "--tmpfs"); A(a, "/dev/shm");
         A(a, "--proc"); A(a, "/proc");
         A(a, "--perms"); A(a, "1777");
         A(a, "--size"); A(a, F(a, "%llu", s->lim.tmp_bytes ? s->lim.tmp_bytes : 16 * MiB));
@@ -607,30 +657,43 @@ static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, a
             A(a, "--symlink"); A(a, sb->link[i][1]); A(a, sb->link[i][0]);
         }
         for (int i = 0; i < sb->n_ro; i++) {
-            /* parents bubblewrap would create 0700: readable for the sandbox's uid */
-            for (const char *q = strchr(sb->ro[i] + 1, '/'); q; q = strchr(q + 1, '/')) {
-                A(a, "--perms"); A(a, "0755");
-                A(a, "--dir"); A(a, F(a, "%.*s", (int)(q - sb->ro[i]), sb->ro[i]));
-            }
+            parents(a, sb->ro[i]);
             A(a, "--ro-bind"); A(a, sb->ro[i]); A(a, sb->ro[i]);
         }
-        for (size_t i = 0; i < sizeof etc_masked / sizeof etc_masked[0]; i++)
-            if (access(etc_masked[i], F_OK) == 0) {
+        for (size_t i = 0; i < sizeof etc_masked / sizeof etc_masked[0]; i++) {
+            struct stat st;
+            if (lstat(etc_masked[i], &st) == 0 && S_ISREG(st.st_mode)) {
                 A(a, "--ro-bind"); A(a, "/dev/null"); A(a, etc_masked[i]);
             }
+        }
         for (size_t i = 0; i < sizeof etc_dirs_masked / sizeof etc_dirs_masked[0]; i++) {
             struct stat st;
-            if (stat(etc_dirs_masked[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (lstat(etc_dirs_masked[i], &st) == 0 && S_ISDIR(st.st_mode)) {
                 A(a, "--tmpfs"); A(a, etc_dirs_masked[i]);
                 A(a, "--remount-ro"); A(a, etc_dirs_masked[i]);
             }
         }
         if (s->kind == KG_SB_HARNESS) {
-            A(a, "--ro-bind-try"); A(a, "/sys"); A(a, "/sys");
+            if (sb->sys_full) {
+                A(a, "--ro-bind-try"); A(a, "/sys"); A(a, "/sys");
+                for (int i = 0; i < sb->n_sys_mask; i++) {
+                    A(a, "--tmpfs"); A(a, sb->sys_mask[i]);
+                    A(a, "--remount-ro"); A(a, sb->sys_mask[i]);
+                }
+            } else {
+                for (int i = 0; i < sb->n_sys; i++) {
+                    parents(a, sb->sys[i]);
+                    A(a, "--ro-bind-try"); A(a, sb->sys[i]); A(a, sb->sys[i]);
+                }
+                for (int i = 0; i < sb->n_sys_link; i++) {
+                    A(a, "--symlink"); A(a, sb->sys_link[i][1]); A(a, sb->sys_link[i][0]);
+                }
+            }
             for (int i = 0; i < sb->n_dev; i++) {
                 A(a, "--dev-bind-try"); A(a, sb->dev[i]); A(a, sb->dev[i]);
             }
         }
+        A(a, "--remount-ro"); A(a, "/dev");
         if (s->scratch) {
             A(a, s->scratch_rw ? "--bind" : "--ro-bind"); A(a, s->scratch); A(a, "/scratch");
             A(a, "--chdir"); A(a, "/scratch");
@@ -638,7 +701,8 @@ static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, a
             A(a, "--chdir"); A(a, "/tmp");
         }
         A(a, "--unshare-pid"); A(a, "--unshare-net"); A(a, "--unshare-ipc");
-        A(a, "--unshare-uts"); A(a, "--unshare-cgroup-try");
+        A(a, "--unshare-uts"); A(a, "--hostname"); A(a, KG_SB_HOSTNAME);
+        A(a, "--unshare-cgroup-try");
         A(a, "--die-with-parent"); A(a, "--new-session");
         A(a, "--clearenv");
         if (sb->as_root) {
@@ -680,7 +744,10 @@ static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, a
     A(a, F(a, "--uid=%u", uid));
     A(a, F(a, "--nfds=%d", s->n_fds));
     A(a, F(a, "--cpu=%.0f", s->lim.cpu_s > 0 ? s->lim.cpu_s : 0.0));
-    A(a, F(a, "--as=%llu", s->lim.as_bytes));
+    unsigned long long as = s->lim.as_bytes;
+    if (!as && s->kind == KG_SB_HARNESS && !sb->memcg && sb->harness_vm_base && s->lim.mem_bytes)
+        as = sb->harness_vm_base + sb->harness_vm_base / 8 + s->lim.mem_bytes;   /* no cgroup: sandbox.h */
+    A(a, F(a, "--as=%llu", as));
     A(a, F(a, "--data=%llu", s->lim.data_bytes));
     A(a, F(a, "--fsize=%llu", s->lim.fsize_bytes));
     A(a, F(a, "--nofile=%d", s->lim.nofile));
@@ -688,6 +755,7 @@ static void build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, a
     if (selftest) A(a, "--selftest");
     A(a, "--");
     for (int i = 0; s->argv && s->argv[i]; i++) A(a, s->argv[i]);
+    return a->overflow ? -1 : 0;
 }
 
 static void close_from(int lo, const int *keep, int nkeep)
@@ -767,10 +835,30 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
         _exit(0);
     }
     int target_fds = 3 + s->n_fds;   /* the stub's socket comes after the passed fds */
-    argv_t av;
-    build_argv(sb, s, target_fds, &av, selftest);
+    static argv_t av;   /* 270 KiB: not on the monitor's stack */
+    if (build_argv(sb, s, target_fds, &av, selftest) != 0) {
+        snprintf(r.stub_msg, sizeof r.stub_msg, "gate: the sandbox's command line does not fit (%d arguments)", av.n);
+        r.stub_failed = 1;
+        ssize_t w = write(res_fd, &r, sizeof r);
+        (void)w;
+        _exit(0);
+    }
+    char cg[1200];
+    if (kg_memcg_make(sb, s->lim.mem_bytes, cg, sizeof cg) != 0) {
+        /* a limit that cannot be set is not silently dropped */
+        snprintf(r.stub_msg, sizeof r.stub_msg, "gate: cannot make the sandbox's memory cgroup: %s", strerror(errno));
+        r.stub_failed = 1;
+        ssize_t w = write(res_fd, &r, sizeof r);
+        (void)w;
+        _exit(0);
+    }
     pid_t b = fork();
     if (b == 0) {
+        if (kg_memcg_enter(cg) != 0) {
+            dprintf(s->out_fd >= 0 ? s->out_fd : 2, "kgate: cannot enter the sandbox's memory cgroup: %s\n",
+                    strerror(errno));
+            _exit(127);
+        }
         /* move every fd the target gets to a high number first, then into place */
         int hi[KG_SB_MAX_FDS + 2], nh = 0;
         for (int i = 0; i < s->n_fds; i++) hi[nh++] = fcntl(s->fds[i], F_DUPFD, 200);
@@ -792,6 +880,7 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
     }
     close(sp[1]);
     if (b < 0) {
+        if (cg[0]) rmdir(cg);
         r.stub_failed = 1;
         snprintf(r.stub_msg, sizeof r.stub_msg, "gate: fork: %s", strerror(errno));
         ssize_t w = write(res_fd, &r, sizeof r);
@@ -827,6 +916,11 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
             struct signalfd_siginfo si;
             ssize_t g = read(sfd, &si, sizeof si);
             (void)g;
+            /* what everything inside had used by now: a process that is
+             * killed is never waited for by its parent, so its time would
+             * not reach the rusage below (the gate tells a busy candidate
+             * from a starved one by it) */
+            if (!killed) r.cpu_s = kg_tree_cpu_s(b);
             kill(b, SIGKILL);
             killed = 1;
         }
@@ -868,6 +962,7 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
                     e.term_signal = 0;
                     e.ended_early = 1;
                     e.wall_ms = 1e3 * (kg_now() - t0);
+                    kg_memcg_stats(sb, cg, &e);
                     ssize_t w = write(res_fd, &e, sizeof e);
                     (void)w;
                     early = 1;
@@ -893,10 +988,12 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
         r.term_signal = WTERMSIG(status);
     }
     if (killed) { r.term_signal = SIGKILL; r.exit_code = -1; }
-    r.cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec +
-              (double)ru.ru_stime.tv_sec + 1e-6 * ru.ru_stime.tv_usec;
+    double waited_cpu = (double)ru.ru_utime.tv_sec + 1e-6 * ru.ru_utime.tv_usec +
+                        (double)ru.ru_stime.tv_sec + 1e-6 * ru.ru_stime.tv_usec;
+    if (waited_cpu > r.cpu_s) r.cpu_s = waited_cpu;
     r.maxrss_kb = ru.ru_maxrss;
     r.wall_ms = 1e3 * (kg_now() - t0);
+    kg_memcg_finish(sb, cg, &r);
     if (!early) {
         ssize_t w = write(res_fd, &r, sizeof r);
         (void)w;
@@ -1043,6 +1140,7 @@ int kg_sb_result_valid(const kg_sb_result *r)
     if (!(r->wall_ms >= 0)) return 0;
     if (r->ended_early < 0 || r->ended_early > 1) return 0;
     if (r->term_signal < 0 || r->term_signal > 64) return 0;
+    if (r->mem_oom < 0 || r->mem_oom > 1000 || r->mem_peak_kb < 0 || r->vm_peak_kb < 0) return 0;
     if (memchr(r->stub_msg, 0, sizeof r->stub_msg) == NULL) return 0;
     for (int i = 0; i < KG_SB_EVENTS; i++)
         if (memchr(r->events[i], 0, sizeof r->events[i]) == NULL) return 0;
@@ -1070,7 +1168,10 @@ void kg_sb_describe(const kg_sb_result *r, int all, char *buf, size_t len)
 void kg_sb_ending(const kg_sb_result *r, const kg_limits *lim, char *buf, size_t len)
 {
     int s = r->term_signal;
-    if (s == SIGXCPU || (s == SIGKILL && lim && lim->cpu_s > 0 && r->cpu_s >= lim->cpu_s))
+    if (r->mem_oom > 0)
+        snprintf(buf, len, "host memory limit (%.1f GiB for everything in its sandbox, shared mappings "
+                 "included): killed", lim && lim->mem_bytes ? (double)lim->mem_bytes / (double)GiB : 0.0);
+    else if (s == SIGXCPU || (s == SIGKILL && lim && lim->cpu_s > 0 && r->cpu_s >= lim->cpu_s))
         snprintf(buf, len, "CPU time limit (%.0f s)", lim ? lim->cpu_s : 0.0);
     else if (s == SIGXFSZ)
         snprintf(buf, len, "file size limit (%llu MiB)", lim ? lim->fsize_bytes / MiB : 0ULL);
@@ -1153,7 +1254,10 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *helperdir, int no_sandbox, char
     memset(sb, 0, sizeof *sb);
     sb->enabled = !no_sandbox;
     sb->as_root = geteuid() == 0;
-    sb->uid_base = 61000;
+    /* 256 uids of this run's own (64 slots x 4 kinds): another gate on the
+     * same machine has another range, so no sandbox shares a uid, and so a
+     * process limit, with another run's */
+    sb->uid_base = 100000u + (unsigned)(getpid() % 16384) * 256u;
     sb->drop_uid = 1;
     char bin_real[PATH_MAX];
     if (real_path_into(helperdir, bin_real, sizeof bin_real) == 0) helperdir = bin_real;   /* the sandbox binds absolute paths */
@@ -1174,6 +1278,7 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *helperdir, int no_sandbox, char
         snprintf(sb->desc, sizeof sb->desc,
                  "NONE (--no-sandbox): candidates run with this user's files, environment and "
                  "network; only resource limits and the monitor apply. UNSAFE for code you do not trust");
+        kg_memcg_setup(sb);
         return selftest(sb, err, len);
     }
     const char *bw = getenv("KGATE_BWRAP");
@@ -1188,8 +1293,10 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *helperdir, int no_sandbox, char
                  "or set KGATE_BWRAP to an unpacked copy (or run --no-sandbox, unsafe)");
         return -1;
     }
+    /* not /opt: what compiling and running need from there (a toolkit, a
+     * Python with PyTorch, Nsight Compute) is bound by name */
     static const char *const sys[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
-                                      "/libx32", "/etc", "/opt"};
+                                      "/libx32", "/etc"};
     for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++) {
         struct stat st;
         char t[256];
@@ -1215,12 +1322,20 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *helperdir, int no_sandbox, char
     char *slash = strrchr(bwdir, '/');
     if (slash) { *slash = 0; add_ro(sb, bwdir); }
     find_devices(sb);
-    if (selftest(sb, err, len) != 0) return -1;
+    kg_find_sys(sb);
+    kg_memcg_setup(sb);
+    if (selftest(sb, err, len) != 0) {
+        if (!sb->memcg) return -1;
+        kg_sandbox_cleanup(sb);   /* a cgroup that cannot be entered here: the fallback */
+        sb->memcg = 0;
+        if (selftest(sb, err, len) != 0) return -1;
+    }
     snprintf(sb->desc, sizeof sb->desc,
              "bubblewrap (%.200s): new mount, PID, network, IPC and UTS namespaces; system folders "
-             "read-only, private /tmp; %s; cleared environment; rlimits; seccomp monitor; "
+             "read-only, private /tmp; %s; cleared environment; rlimits; %s; seccomp monitor; "
              "start %.1f ms", sb->bwrap,
-             sb->as_root ? "no capabilities, uid 61000+ per sandbox" : "unprivileged user namespace",
-             sb->start_ms);
+             sb->as_root ? "no capabilities, a uid of its own per sandbox" : "unprivileged user namespace",
+             sb->memcg ? (sb->memcg == 2 ? "a memory cgroup (v2) per sandbox" : "a memory cgroup (v1) per sandbox")
+                       : "no memory cgroup", sb->start_ms);
     return 0;
 }

@@ -38,6 +38,7 @@ typedef enum { KG_SB_SCAN, KG_SB_COMPILE, KG_SB_HARNESS } kg_sb_kind;
 
 #define KG_SB_MAX_RO 48
 #define KG_SB_MAX_DEV 32
+#define KG_SB_MAX_SYS 32
 
 /* The sandbox of a whole gate run, found once at start. */
 typedef struct {
@@ -45,7 +46,9 @@ typedef struct {
     char bwrap[1024];             /* bubblewrap: $KGATE_BWRAP, else bwrap on PATH */
     char stub[1024];              /* <helperdir>/kgate-sandbox (runs inside, before the target) */
     int as_root;                  /* the gate runs as root: sandboxes switch to their own uid */
-    unsigned uid_base;            /* sandbox uid = uid_base + slot (root only) */
+    unsigned uid_base;            /* sandbox uid = uid_base + 4 x slot + kind (root only); a
+                                     range of this run's own (from its pid), so two gates on
+                                     one machine never share a uid or its process limit */
     int drop_uid;                 /* 0 after the GPU fallback (uid 0, no capabilities) */
     int monitor;                  /* 1: the seccomp monitor works here (self-test) */
     int n_ro;
@@ -54,6 +57,28 @@ typedef struct {
     char link[8][2][256];         /* top-level symlinks to recreate (/bin -> usr/bin) */
     int n_dev;
     char dev[KG_SB_MAX_DEV][128]; /* GPU device nodes, bound into the harness only */
+    /* /sys for the harness: only what the NVIDIA driver and CUDA read (README.md,
+     * "Safety"): the CPU and NUMA topology, the GPUs' own PCI folders (and
+     * their /sys/bus/pci/devices links), the driver's module parameters.
+     * sys_full (the fallback when CUDA does not start with that): all of /sys
+     * read-only with the host's identity hidden (network interfaces and their
+     * MAC addresses, DMI serials, firmware tables): sys_mask. */
+    int sys_full;
+    int n_sys, n_sys_link, n_sys_mask;
+    char sys[KG_SB_MAX_SYS][256];
+    char sys_link[KG_SB_MAX_SYS][2][256];   /* link path, its target */
+    char sys_mask[KG_SB_MAX_SYS][256];
+    /* host memory: a memory cgroup per sandbox (memcg 2: cgroup v2
+     * memory.max; 1: cgroup v1 memory.limit_in_bytes) under memcg_dir, this
+     * run's own; it counts every page the sandbox's processes use, shared
+     * mappings, memfd, tmpfs and SysV segments included. memcg 0: none can be
+     * made here; the harness then gets RLIMIT_AS = the address space CUDA's
+     * start-up reserved (harness_vm_base, measured by the gate's harness
+     * self-test) + its memory limit, and RLIMIT_DATA alone when that is not
+     * measured (README.md, "Safety"). */
+    int memcg;
+    char memcg_dir[1024];
+    unsigned long long harness_vm_base;
     char path_env[2048], ld_env[4096], cuda_path[1024];
     char desc[512];               /* one line for the start of the report */
     double start_ms;              /* self-test: a sandbox start, spawn to exec (median of 3) */
@@ -63,6 +88,7 @@ typedef struct {
     double cpu_s;                 /* RLIMIT_CPU (soft; hard = soft + 1) */
     unsigned long long as_bytes;  /* RLIMIT_AS (0: not set; CUDA needs a large address space) */
     unsigned long long data_bytes;/* RLIMIT_DATA: heap and private writable mappings */
+    unsigned long long mem_bytes; /* host memory of the whole sandbox (its memory cgroup; 0: none) */
     unsigned long long fsize_bytes;
     unsigned long long tmp_bytes; /* size of the private /tmp (tmpfs) */
     int nofile, nproc;
@@ -70,6 +96,9 @@ typedef struct {
 
 /* The resource limits of each kind (README.md lists them). */
 kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s);
+/* The harness's host memory (RLIMIT_DATA and its memory cgroup), instead
+ * of the default (kgate --memory). */
+void kg_set_harness_memory(unsigned long long bytes);
 
 #define KG_SB_MAX_FDS 4
 
@@ -99,6 +128,9 @@ typedef struct {
 #define KG_SB_STARTUP_MARK "/.kgate-harness-startup-done"
 #define KG_SB_STARTUP_TAG " [harness start-up]"
 
+/* The host name every sandbox sees (its own UTS namespace): never the host's. */
+#define KG_SB_HOSTNAME "kgate-sandbox"
+
 
 typedef struct {
     pid_t pid;                    /* the monitor (own process group) */
@@ -127,6 +159,9 @@ typedef struct {
     double cpu_s;                 /* user + system time of everything inside */
     long maxrss_kb;
     int n_events, n_violations;   /* events seen; how many break the sandbox policy */
+    int mem_oom;                  /* processes killed at the memory cgroup's limit */
+    long mem_peak_kb;             /* the memory cgroup's peak (0: not known) */
+    long vm_peak_kb;              /* the target's peak address space at its exit_group (VmPeak) */
     int startup_marked;           /* the target made its start-up mark */
     int n_startup;                /* events before the mark (never violations) */
     unsigned counts[KG_SB_EVENTS];
@@ -142,6 +177,12 @@ typedef struct {
  * them). no_sandbox: enabled = 0 with the warning in desc. Returns 0, or -1
  * with the reason in err (the gate then refuses to run candidates). */
 int kg_sandbox_setup(kg_sandbox *sb, const char *helperdir, int no_sandbox, char *err, size_t len);
+
+/* Remove this run's memory cgroups (at the gate's end; idempotent). */
+void kg_sandbox_cleanup(kg_sandbox *sb);
+
+/* One line on how host memory is limited, for the report's start. */
+void kg_sandbox_memory_desc(const kg_sandbox *sb, char *buf, size_t len);
 
 /* One more read-only bind (e.g. the folder of an nvcc given with --nvcc). */
 void kg_sandbox_add_ro(kg_sandbox *sb, const char *path);

@@ -76,6 +76,10 @@ int harness_selftest(kg_gate *g, int d, const char *preload, char allow[][160], 
         close_fd(&j.shm_fd[d]);
         kg_sb_result rec;
         kg_sb_wait(&j.harness[d], kg_now() + 10, &rec);
+        /* the address space CUDA's (and libtorch's) start-up reserved: the
+         * harness's RLIMIT_AS where no memory cgroup can be made (sandbox.h) */
+        unsigned long long vm = (unsigned long long)rec.vm_peak_kb * 1024ULL;
+        if (rc == 0 && vm > g->sb->harness_vm_base) g->sb->harness_vm_base = vm;
         if (rc != 0 && !why[0]) {
             char end[200];
             kg_sb_ending(&rec, NULL, end, sizeof end);
@@ -224,7 +228,17 @@ int sandbox_gpu_checks(kg_gate *g, kg_sandbox *sb)
         char why[400] = "", why2[400] = "";
         if (harness_selftest(g, d, NULL, dv->allow, &dv->n_allow, why, sizeof why) != 0) {
             int fixed = 0;
-            if (sb->enabled) {
+            /* each step stays taken for the next (and for the devices after this one) */
+            if (sb->enabled && !sb->sys_full) {
+                sb->sys_full = 1;          /* CUDA may read more of /sys than the driver's own folders */
+                dv->n_allow = 0;
+                fixed = harness_selftest(g, d, NULL, dv->allow, &dv->n_allow, why2, sizeof why2) == 0;
+                printf("# sandbox: WARNING: CUDA did not start with the sandbox's part of /sys (%s): the "
+                       "harness sees all of /sys read-only, the host's network interfaces, DMI and firmware "
+                       "folders hidden%s\n", why, fixed ? "" : "; not enough either");
+            }
+            if (!fixed && sb->enabled) {
+                why2[0] = 0;
                 dv->harness_no_data = 1;   /* CUDA may need more than the data limit */
                 dv->n_allow = 0;
                 fixed = harness_selftest(g, d, NULL, dv->allow, &dv->n_allow, why2, sizeof why2) == 0;

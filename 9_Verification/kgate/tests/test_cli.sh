@@ -15,6 +15,8 @@
 #     divergent barrier; the feedback file has one valid record per candidate;
 #   - --arch with two architectures: a candidate that compiles for only one
 #     is accepted with a note;
+#   - a static scan starved of CPU time (a bubblewrap that sleeps) is SKIPPED
+#     as the gate's own failure after one retry, counted apart, never L1;
 #   - the helpers (kgate-sandbox, kgate-scan, kgate-harness,
 #     kgate-torch-build.py) are in build/libexec/kgate, not bin/; the stub
 #     run by hand says what it is; a gate without them says so.
@@ -177,6 +179,23 @@ bin/kgate --compile-only --arch=90 "$tmp/only100.cu" > "$tmp/o15" 2>&1
 grep -q "^L1        only100.cu" "$tmp/o15" && grep -q "only100.cu:4: error" "$tmp/o15" && ok \
     || bad "a candidate for sm_100 only on sm_90: $(grep -A1 only100 "$tmp/o15" | tail -1)"
 
+# --- a scan starved of the CPU is the gate's failure, not the candidate's --------
+# (a bubblewrap that sleeps before the scan: out of wall-clock time, no CPU
+# time used; retried once, then SKIPPED and counted apart; the run fails)
+real_bwrap=$(command -v bwrap)
+printf '#!/bin/sh\nfor a in "$@"; do case $a in */kgate-scan) exec sleep 60 ;; esac; done\nexec %s "$@"\n' \
+    "$real_bwrap" > "$tmp/slow_bwrap"
+chmod +x "$tmp/slow_bwrap"
+KGATE_BWRAP="$tmp/slow_bwrap" bin/kgate --static-only --scan-timeout=1 --json="$tmp/starved.json" \
+    "$corpus/relu_basic.cu" > "$tmp/o18" 2>&1
+rc=$?
+grep -A1 "^SKIPPED   relu_basic.cu" "$tmp/o18" | grep -q "gate: the static scan got no result within 4 s of wall-clock time, twice" \
+    && ok || bad "a starved scan: $(grep -A1 relu_basic "$tmp/o18" | head -2 | tail -1)"
+[ $rc -eq 1 ] && grep -q "1 candidate(s) not judged: the gate's own failure" "$tmp/o18" && ok \
+    || bad "a starved scan did not fail the run (exit $rc): $(tail -1 "$tmp/o18")"
+grep -q "^gate failures (SKIPPED: the gate could not judge them" "$tmp/o18" && grep -q '"gate_failures":1' "$tmp/starved.json" \
+    && ok || bad "the gate failure is not counted apart"
+grep -q "^verdicts:.*L1" "$tmp/o18" && bad "a starved scan counted as L1" || ok
 # --- the helpers are not commands ------------------------------------------------
 # kgate-sandbox, kgate-scan, kgate-harness and kgate-torch-build.py live in
 # build/libexec/kgate, where users do not meet them; bin/ has the gate alone

@@ -328,6 +328,67 @@ static void test_compile_errors(void **s)
 }
 
 /* The compiled source: repairs, then #line naming the candidate. */
+/* Compiler output about another file is cut, its quoted lines with it:
+ * nvcc's error on an #include of a file the sandbox can read quotes that
+ * file's first line; a system header's note quotes the header. What stays:
+ * the candidate's own diagnostics (with their quotes), the other file's
+ * name, the compiler's own lines. (The log is nvcc 13's own output for such
+ * a candidate, the secret file's text changed.) */
+static void test_cut_foreign(void **s)
+{
+    (void)s;
+    const char *log =
+        "/tmp/kgbox_nv/secret.h(1): error: identifier \"SECRET_TOKEN_abc\" is undefined\n"
+        "  SECRET_TOKEN_abc def ghi\n"
+        "  ^\n"
+        "\n"
+        "/tmp/kgbox_nv/secret.h(1): error: expected a \";\"\n"
+        "  SECRET_TOKEN_abc def ghi\n"
+        "                       ^\n"
+        "\n"
+        "my.cu(5): error: no instance of overloaded function \"std::vector<int>::push_back\" matches the argument list\n"
+        "            argument types are: (std::vector<int, std::allocator<int>>)\n"
+        "  void h(){ std::vector<int> v; v.push_back(std::vector<int>()); }\n"
+        "                                  ^\n"
+        "/usr/include/c++/12/bits/stl_vector.h(1293): note #3326-D: function \"push_back\" does not match\n"
+        "        push_back(value_type&& __x)\n"
+        "        ^\n"
+        "          detected during instantiation of \"f\" at line 12 of /etc/kgate_secret_b.h\n"
+        "/etc/passwd:1:5: error: expected unqualified-id before ':' token\n"
+        "    1 | root:x:0:0:SECRET_GCC\n"
+        "      |     ^\n"
+        "In file included from /etc/kgate_secret_c.h:3,\n"
+        "                 from my.cu:2:\n"
+        "  File \"/opt/secret/build.py\", line 7, in run\n"
+        "    SECRET_PY = open('/root/key').read()\n"
+        "my.cu:9:2: error: #error bad thing\n"
+        "3 errors detected in the compilation of \"/scratch/cand.cu\".\n";
+    char *cut = kg_cut_foreign(log, "my.cu");
+    assert_non_null(cut);
+    if (strstr(cut, "SECRET")) fail_msg("another file's text stayed:\n%s", cut);
+    assert_null(strstr(cut, "push_back(value_type"));
+    assert_non_null(strstr(cut, "/tmp/kgbox_nv/secret.h: error or note about this file, not the candidate [its text is cut]"));
+    assert_non_null(strstr(cut, "/usr/include/c++/12/bits/stl_vector.h: error or note about this file"));
+    assert_non_null(strstr(cut, "/etc/passwd: error or note about this file"));
+    assert_non_null(strstr(cut, "my.cu(5): error: no instance"));
+    assert_non_null(strstr(cut, "  void h(){ std::vector<int> v;"));   /* the candidate's own line, quoted */
+    assert_non_null(strstr(cut, "my.cu:9:2: error: #error bad thing"));
+    assert_non_null(strstr(cut, "3 errors detected"));
+    /* the same diagnostic twice: the note once */
+    const char *first = strstr(cut, "/tmp/kgbox_nv/secret.h:");
+    assert_null(strstr(first + 1, "/tmp/kgbox_nv/secret.h:"));
+    char errs[4][240];
+    int n = kg_compile_errors(cut, "my.cu", errs, 4);
+    assert_true(n >= 2);
+    for (int i = 0; i < n; i++) assert_null(strstr(errs[i], "SECRET"));
+    free(cut);
+    /* the scratch copy's name is the candidate's too */
+    cut = kg_cut_foreign("/scratch/cand.cu(3): error: x\n  int y = SECRET_OWN;\n", "my.cu");
+    assert_non_null(strstr(cut, "SECRET_OWN"));
+    free(cut);
+    assert_null(kg_cut_foreign(NULL, "x"));
+}
+
 static void test_compile_source(void **s)
 {
     (void)s;
@@ -368,7 +429,7 @@ int main(void)
         cmocka_unit_test(test_task_table),        cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_profiles),          cmocka_unit_test(test_cpu_references),
         cmocka_unit_test(test_compare),           cmocka_unit_test(test_probe),
-        cmocka_unit_test(test_compile_std),
+        cmocka_unit_test(test_compile_std),       cmocka_unit_test(test_cut_foreign),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "kgate_static.h"
@@ -163,6 +164,41 @@ static void test_missing_file(void **state)
     assert_null(kg_load_candidate(NULL, 0, err, sizeof err));
 }
 
+/* Only regular files are read: a symbolic link (here to a file the gate
+ * could read, as one to /etc/shadow would be for a gate run as root), a
+ * FIFO (reading it would block) and a device are refused by what they are,
+ * none of them opened; and no byte-order mark is looked for in them. */
+static void test_not_regular(void **state)
+{
+    (void)state;
+    char target[300], link[300], fifo[300], err[512];
+    snprintf(target, sizeof target, "%s/target.cu", g_dir);
+    snprintf(link, sizeof link, "%s/link.cu", g_dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo.cu", g_dir);
+    FILE *f = fopen(target, "w");
+    assert_non_null(f);
+    fputs("\xef\xbb\xbf__global__ void k() {}\n", f);
+    fclose(f);
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    char *src = kg_load_candidate(target, 0, err, sizeof err);
+    assert_non_null(src);   /* the file itself is fine */
+    free(src);
+    assert_null(kg_load_candidate(link, 0, err, sizeof err));
+    assert_non_null(strstr(err, "is a symbolic link, not a regular file: refused"));
+    assert_null(strstr(err, "target.cu"));   /* where it leads is not said: it is not looked at */
+    assert_null(kg_load_candidate(fifo, 0, err, sizeof err));   /* returns: never blocks */
+    assert_non_null(strstr(err, "is a FIFO, not a regular file"));
+    assert_null(kg_load_candidate("/dev/zero", 0, err, sizeof err));
+    assert_non_null(strstr(err, "is a character device"));
+    assert_int_equal(kg_file_has_bom(target), 1);
+    assert_int_equal(kg_file_has_bom(link), 0);
+    assert_int_equal(kg_file_has_bom(fifo), 0);   /* would block if opened */
+    unlink(link);
+    unlink(fifo);
+    unlink(target);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -212,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_binary),
         cmocka_unit_test(test_too_large),
         cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_not_regular),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

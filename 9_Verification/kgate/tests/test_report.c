@@ -214,11 +214,84 @@ static void test_json_escape(void **s)
     (void)s;
     char b[64];
     kg_json_escape("a\"b\\c\nd\te\x01", b, sizeof b);
-    assert_string_equal(b, "a\\\"b\\\\c\\nd\\te\\u0001");
+    /* control bytes as the text report writes them: the decoded string says \x0a */
+    assert_string_equal(b, "a\\\"b\\\\c\\\\x0ad\\\\x09e\\\\x01");
     kg_json_escape("\"\"\"\"", b, 5);   /* never splits an escape */
     assert_string_equal(b, "\\\"\\\"");
     kg_json_escape(NULL, b, sizeof b);
     assert_string_equal(b, "");
+}
+
+/* What a candidate controls (its file name, a compiler's or its own
+ * message) reaches the text report and the feedback with every control
+ * byte and non-ASCII byte as \xNN: no terminal escape (ESC [2J, an OSC
+ * sequence), no CR that overwrites the line, no newline that forges a
+ * line of the report, no NUL, no bidi override (U+202E). */
+static void test_escapes(void **s)
+{
+    (void)s;
+    char b[64];
+    kg_text_escape("ok \x1b[2J\r\xe2\x80\xae!", 100, b, sizeof b);
+    assert_string_equal(b, "ok \\x1b[2J\\x0d\\xe2\\x80\\xae!");
+    kg_text_escape("abcdef", 3, b, sizeof b);   /* a field's size bounds what is read */
+    assert_string_equal(b, "abc");
+    kg_text_escape("\x01\x01\x01", 3, b, 9);   /* never a cut escape */
+    assert_string_equal(b, "\\x01\\x01");
+    kg_cand c = mk(KG_V_L1, KG_V_L1, 1.0);
+    snprintf(c.name, sizeof c.name, "evil\x1b]52;c;SGVsbG8=\x07.cu");
+    snprintf(c.reason, sizeof c.reason, "compile error: #error \x1b[2J\rPASS relu_basic.cu\nPASS forged.cu");
+    c.n_compile_errors = 1;
+    snprintf(c.compile_errors[0], sizeof c.compile_errors[0], "x.cu:3: error: \xe2\x80\xae gnp.exe");
+    snprintf(c.notes, sizeof c.notes, "tab\there");
+    size_t len;
+    char *t = render(print_cand, &c, &len);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)t[i];
+        if (ch != '\n' && (ch < 0x20 || ch >= 0x7f)) fail_msg("byte 0x%02x at %zu in the text report:\n%s", ch, i, t);
+    }
+    assert_non_null(strstr(t, "evil\\x1b]52;c;SGVsbG8=\\x07.cu"));
+    assert_non_null(strstr(t, "#error \\x1b[2J\\x0dPASS relu_basic.cu\\x0aPASS forged.cu"));
+    assert_null(strstr(t, "\nPASS"));   /* no forged line */
+    assert_non_null(strstr(t, "\\xe2\\x80\\xae gnp.exe"));
+    free(t);
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(kg_write_feedback(f, &c, 1), 0);
+    fclose(f);
+    char err[200];
+    if (!json_valid(buf, len - 1, err, sizeof err)) fail_msg("invalid: %s\n%s", err, buf);
+    for (size_t i = 0; i + 1 < len; i++)
+        if ((unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] >= 0x7f) fail_msg("byte 0x%02x in the feedback", buf[i]);
+    assert_null(strstr(buf, "\\u001b"));   /* a JSON escape a reader would decode back to ESC */
+    assert_non_null(strstr(buf, "\"candidate\":\"evil\\\\x1b]52;c;SGVsbG8=\\\\x07.cu\""));
+    free(buf);
+}
+
+/* A scan or compile out of wall-clock time twice is the gate's failure:
+ * SKIPPED, in no verdict count and no rate, counted and said apart. */
+static void test_gate_failures(void **s)
+{
+    (void)s;
+    kg_cand c[3] = {mk(KG_V_L3, KG_V_L3, 1.0), mk(KG_V_PASS, KG_V_SKIPPED, 1.0), mk(KG_V_PASS, KG_V_PASS, 1.0)};
+    c[1].gate_failure = 1;
+    kg_summary sm;
+    kg_summarize(c, 3, 3.0, &sm);
+    assert_int_equal(sm.gate_failures, 1);
+    assert_int_equal(sm.verdict_count[KG_V_SKIPPED], 0);
+    assert_int_equal(sm.good, 1);
+    size_t len;
+    char *t = render(print_sum, &sm, &len);
+    assert_non_null(strstr(t, "gate failures (SKIPPED: the gate could not judge them, no verdict on the candidates): 1"));
+    free(t);
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, &len);
+    kg_run_info info = {"bwrap", "H200", "90", "full", 1, "default"};
+    assert_int_equal(kg_write_json(f, &info, c, 3, &sm), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"gate_failures\":1"));
+    assert_non_null(strstr(buf, "\"gate_failure\":true"));
+    assert_non_null(strstr(buf, "not judged (the gate's own failure"));
+    free(buf);
 }
 
 static void test_json_report_valid(void **s)
@@ -418,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_summary_rates), cmocka_unit_test(test_text_report),
         cmocka_unit_test(test_json_escape),  cmocka_unit_test(test_json_report_valid),
         cmocka_unit_test(test_forged_records), cmocka_unit_test(test_partial_mismatch),
+        cmocka_unit_test(test_escapes),      cmocka_unit_test(test_gate_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,15 +29,40 @@
 #include "sandbox.h"
 
 static kg_sandbox sb;
+static kg_sandbox *cur = &sb;   /* the sandbox run() uses */
 static char bindir[1024], tmpdir[256], helper[512], canary[512], scratch[512];
+static char opt_dir[256], opt_secret[64];   /* a file under /opt the sandboxes must not see */
 
 /* The helper: one harm per mode. */
 static const char *helper_src =
     "#define _GNU_SOURCE\n"
-    "#include <arpa/inet.h>\n#include <netinet/in.h>\n#include <signal.h>\n#include <stdio.h>\n"
-    "#include <stdlib.h>\n#include <string.h>\n#include <sys/socket.h>\n#include <sys/wait.h>\n#include <unistd.h>\n"
+    "#include <arpa/inet.h>\n#include <dirent.h>\n#include <netinet/in.h>\n#include <signal.h>\n#include <stdio.h>\n"
+    "#include <stdlib.h>\n#include <string.h>\n#include <sys/mman.h>\n#include <sys/shm.h>\n#include <sys/socket.h>\n"
+    "#include <sys/wait.h>\n#include <unistd.h>\n"
+    "static void show(const char *k, const char *path) { char b[256] = \"\"; FILE *f = fopen(path, \"r\");\n"
+    "  if (!f) { printf(\"%s=ERR\\n\", k); return; } size_t n = fread(b, 1, sizeof b - 1, f); fclose(f); b[n] = 0;\n"
+    "  for (size_t i = 0; i < n; i++) if (b[i] == '\\n') b[i] = ' '; printf(\"%s=%s\\n\", k, b); }\n"
     "int main(int argc, char **argv) {\n"
     "  const char *m = argv[1];\n"
+    "  size_t mb = argc > 2 ? (size_t)atol(argv[2]) : 0;\n"
+    "  if (!strcmp(m, \"shmap\")) { char *p = mmap(0, mb << 20, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);\n"
+    "    if (p == MAP_FAILED) return 3; for (size_t i = 0; i < mb << 20; i += 4096) p[i] = 1; return 0; }\n"
+    "  if (!strcmp(m, \"memfd\")) { for (size_t k = 0; k < mb / 8; k++) { int fd = memfd_create(\"x\", 0);\n"
+    "      if (fd < 0 || ftruncate(fd, 8 << 20)) return 3; char *p = mmap(0, 8 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);\n"
+    "      if (p == MAP_FAILED) return 3; close(fd); for (size_t i = 0; i < 8 << 20; i += 4096) p[i] = 1; } return 0; }\n"
+    "  if (!strcmp(m, \"sysv\")) { int id = shmget(IPC_PRIVATE, mb << 20, IPC_CREAT | 0600); if (id < 0) return 3;\n"
+    "    char *p = shmat(id, 0, 0); if (p == (void *)-1) return 3; for (size_t i = 0; i < mb << 20; i += 4096) p[i] = 1;\n"
+    "    shmdt(p); return 0; }\n"
+    "  if (!strcmp(m, \"ident\")) { char h[256] = \"\"; gethostname(h, sizeof h); printf(\"host=%s\\n\", h);\n"
+    "    show(\"etc_hostname\", \"/etc/hostname\"); show(\"machine_id\", \"/etc/machine-id\"); show(\"opt\", argv[2]);\n"
+    "    show(\"cpu_online\", \"/sys/devices/system/cpu/online\");\n"
+    "    DIR *d = opendir(\"/sys/class/net\"); printf(\"sys_class_net=%s\\n\", d ? \"visible\" : \"absent\");\n"
+    "    struct dirent *e; while (d && (e = readdir(d))) { char p[300]; snprintf(p, sizeof p, \"/sys/class/net/%s/address\", e->d_name);\n"
+    "      if (e->d_name[0] != '.') show(\"mac\", p); }\n"
+    "    int ncg = 0; d = opendir(\"/sys/fs/cgroup\"); while (d && (e = readdir(d))) ncg += e->d_name[0] != '.';\n"
+    "    printf(\"cgroupfs=%s\\n\", ncg ? \"visible\" : \"absent\");\n"
+    "    FILE *w = fopen(\"/dev/kgate_sbtest\", \"w\"); printf(\"dev_write=%s\\n\", w ? \"ok\" : \"refused\");\n"
+    "    w = fopen(\"/dev/shm/kgate_sbtest\", \"w\"); printf(\"shm_write=%s\\n\", w ? \"ok\" : \"refused\"); return 0; }\n"
     "  if (!strcmp(m, \"write\")) { FILE *f = fopen(argv[2], \"w\"); if (f) { fputs(\"x\", f); fclose(f); return 0; } return 3; }\n"
     "  if (!strcmp(m, \"delete\")) return unlink(argv[2]) == 0 ? 0 : 3;\n"
     "  if (!strcmp(m, \"connect\")) { int s = socket(AF_INET, SOCK_STREAM, 0); struct sockaddr_in a;\n"
@@ -96,7 +121,7 @@ static int run_mark(kg_sb_kind kind, const char *const *args, kg_limits *lim, do
     s.lim = lim ? *lim : kg_default_limits(kind, 10);
     s.startup_mark = startup_mark;
     kg_sb_proc p;
-    assert_int_equal(kg_sb_spawn(&sb, &s, &p), 0);
+    assert_int_equal(kg_sb_spawn(cur, &s, &p), 0);
     return kg_sb_wait(&p, kg_now() + deadline_s, r);
 }
 
@@ -163,6 +188,16 @@ static int setup(void **state)
     f = fopen(cf, "w");
     fputs("do not touch\n", f);
     fclose(f);
+    /* under /opt, where a toolkit may live: visible in no sandbox */
+    snprintf(opt_dir, sizeof opt_dir, "/opt/kgate_sbtest_%d", (int)getpid());
+    snprintf(opt_secret, sizeof opt_secret, "OPT-SECRET-%d", (int)getpid());
+    if (mkdir(opt_dir, 0755) == 0) {
+        snprintf(cf, sizeof cf, "%s/secret.txt", opt_dir);
+        f = fopen(cf, "w");
+        if (f) { fprintf(f, "%s\n", opt_secret); fclose(f); }
+    } else {
+        opt_dir[0] = 0;
+    }
     char err[600];
     if (kg_sandbox_setup(&sb, bindir, 0, err, sizeof err) != 0) {
         fprintf(stderr, "sandbox setup failed: %s\n", err);
@@ -176,7 +211,7 @@ static int teardown(void **state)
 {
     (void)state;
     char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf %s %s", tmpdir, canary);
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s %s", tmpdir, canary, opt_dir);
     return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -383,7 +418,8 @@ static int sleepers(const char *arg)
 static void test_deadline_kills_everything(void **s)
 {
     (void)s;
-    const char *marker = "313.25";   /* sleep 313.25: unique on this machine */
+    char marker[32];   /* sleep 313.<pid>: unique to this run, another run of the test may sleep too */
+    snprintf(marker, sizeof marker, "313.%d", (int)getpid());
     kg_sb_result r;
     const char *e[] = {"escape", marker, NULL};
     double t0 = kg_now();
@@ -535,6 +571,206 @@ static void test_no_sandbox_and_broken_bwrap(void **s)
     unsetenv("KGATE_BWRAP");
 }
 
+/* What a sandbox's process can read that names the host: its host name
+ * (the UTS namespace's own), /etc/hostname and /etc/machine-id (empty), a
+ * file under /opt (not there), the network interfaces and their MAC
+ * addresses (/sys/class/net: not there), the cgroup file system (not
+ * there); what CUDA reads (/sys/devices/system/cpu) is there. /dev is
+ * read-only, /dev/shm a small tmpfs. Also with the /sys fallback. */
+static void check_identity(const char *out_path, const char *mode)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host);
+    char *text = NULL;
+    FILE *f = fopen(out_path, "r");
+    assert_non_null(f);
+    static char buf[16384];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    text = buf;
+    if (!strstr(text, "host=" KG_SB_HOSTNAME "\n")) fail_msg("%s: host name: %s", mode, text);
+    char want[300];
+    snprintf(want, sizeof want, "host=%s\n", host);
+    if (strcmp(host, KG_SB_HOSTNAME) != 0) assert_null(strstr(text, want));
+    /* /etc/hostname: empty, or unreadable (the mask is /dev/null on a nodev mount) */
+    if (!strstr(text, "etc_hostname=\n") && !strstr(text, "etc_hostname=ERR\n"))
+        fail_msg("%s: /etc/hostname: %s", mode, text);
+    if (!strstr(text, "machine_id=\n") && !strstr(text, "machine_id=ERR")) fail_msg("%s: machine id: %s", mode, text);
+    assert_non_null(strstr(text, "opt=ERR"));
+    if (opt_secret[0]) assert_null(strstr(text, opt_secret));
+    if (strstr(text, "cpu_online=ERR")) fail_msg("%s: /sys/devices/system/cpu is not visible: %s", mode, text);
+    assert_non_null(strstr(text, "cgroupfs=absent"));
+    assert_non_null(strstr(text, "dev_write=refused"));
+    assert_non_null(strstr(text, "shm_write=ok"));
+    assert_null(strstr(text, "mac="));   /* no interface is listed (fallback: an empty folder) */
+    /* and no MAC address of this host appears at all */
+    DIR *d = opendir("/sys/class/net");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char p[400], mac[64] = "";
+        snprintf(p, sizeof p, "/sys/class/net/%s/address", e->d_name);
+        FILE *m = fopen(p, "r");
+        if (m && fgets(mac, sizeof mac, m)) {
+            mac[strcspn(mac, "\n")] = 0;
+            if (strcmp(mac, "00:00:00:00:00:00") && mac[0]) {
+                if (strstr(text, mac)) fail_msg("%s: the MAC address %s of %s is readable", mode, mac, e->d_name);
+            }
+        }
+        if (m) fclose(m);
+    }
+    if (d) closedir(d);
+}
+
+static void test_identity(void **s)
+{
+    (void)s;
+    char out[700], secret[700];
+    snprintf(out, sizeof out, "%s/ident.txt", tmpdir);
+    snprintf(secret, sizeof secret, "%s/secret.txt", opt_dir[0] ? opt_dir : "/opt/none");
+    for (int full = 0; full < 2; full++) {
+        sb.sys_full = full;
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        kg_sb_result r;
+        const char *id[] = {"ident", secret, NULL};
+        int rc = run(KG_SB_HARNESS, id, NULL, 10, fd, &r);
+        close(fd);
+        assert_int_equal(rc, 1);
+        check_identity(out, full ? "the /sys fallback" : "the /sys whitelist");
+    }
+    sb.sys_full = 0;
+    /* the scan's and the compiler's sandboxes see no /sys at all */
+    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    kg_sb_result r;
+    const char *id[] = {"ident", secret, NULL};
+    assert_int_equal(run(KG_SB_COMPILE, id, NULL, 10, fd, &r), 1);
+    close(fd);
+    char buf[4096] = "";
+    FILE *f = fopen(out, "r");
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    assert_non_null(strstr(buf, "host=" KG_SB_HOSTNAME "\n"));
+    assert_non_null(strstr(buf, "cpu_online=ERR"));
+    assert_non_null(strstr(buf, "opt=ERR"));
+}
+
+/* Host memory: a shared anonymous mapping, memfd mappings and a SysV
+ * segment over the sandbox's limit are killed by its memory cgroup and the
+ * ending says so; under the limit they run. RLIMIT_DATA alone counts none
+ * of them (the limit below is a quarter of it). */
+static void test_memory(void **s)
+{
+    (void)s;
+    if (!sb.memcg) {
+        fprintf(stderr, "    no memory cgroup can be made here: test_memory_fallback covers this machine\n");
+        return;
+    }
+    kg_sb_result r;
+    char why[300];
+    kg_limits lim = kg_default_limits(KG_SB_HARNESS, 10);
+    lim.mem_bytes = 64ULL << 20;
+    lim.data_bytes = 256ULL << 20;
+    const char *small[] = {"shmap", "16", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, small, &lim, 20, -1, &r), 1);
+    if (r.exit_code != 0) dump(&r);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(r.mem_oom, 0);
+    if (r.mem_peak_kb < 16 * 1024) fail_msg("the cgroup's peak: %ld KiB", r.mem_peak_kb);
+    static const char *const modes[] = {"shmap", "memfd", "sysv"};
+    for (int m = 0; m < 3; m++) {
+        const char *big[] = {modes[m], "96", NULL};
+        run(KG_SB_HARNESS, big, &lim, 20, -1, &r);
+        kg_sb_ending(&r, &lim, why, sizeof why);
+        if (r.mem_oom < 1 || r.term_signal != SIGKILL) {
+            dump(&r);
+            fail_msg("%s 96 MiB over a 64 MiB limit: %s (exit %d)", modes[m], why, r.exit_code);
+        }
+        assert_non_null(strstr(why, "host memory limit (0.1 GiB"));
+    }
+    /* the compiler's sandbox has one too */
+    const char *big[] = {"shmap", "96", NULL};
+    run(KG_SB_COMPILE, big, &lim, 20, -1, &r);
+    assert_true(r.mem_oom >= 1);
+}
+
+/* Where no memory cgroup can be made: the harness's address space is
+ * limited to what its start-up reserved plus its memory limit, so the same
+ * shared mapping is refused (the helper's mmap fails: exit 3). */
+static void test_memory_fallback(void **s)
+{
+    (void)s;
+    static kg_sandbox fb;
+    char err[600];
+    setenv("KGATE_MEMCG", "none", 1);
+    int rc = kg_sandbox_setup(&fb, bindir, 0, err, sizeof err);
+    unsetenv("KGATE_MEMCG");
+    assert_int_equal(rc, 0);
+    assert_int_equal(fb.memcg, 0);
+    kg_sandbox_add_ro(&fb, tmpdir);
+    cur = &fb;
+    kg_sb_result r;
+    const char *probe[] = {"alloc", "1", NULL};
+    assert_int_equal(run_mark(KG_SB_HARNESS, probe, NULL, 10, -1, &r, 0), 1);
+    assert_true(r.vm_peak_kb > 0);   /* read by the monitor at the target's exit_group */
+    fb.harness_vm_base = (unsigned long long)r.vm_peak_kb * 1024ULL;
+    kg_limits lim = kg_default_limits(KG_SB_HARNESS, 10);
+    lim.mem_bytes = 64ULL << 20;
+    const char *big[] = {"shmap", "96", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, big, &lim, 20, -1, &r), 1);
+    if (r.exit_code != 3) dump(&r);
+    assert_int_equal(r.exit_code, 3);
+    const char *small[] = {"shmap", "16", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, small, &lim, 20, -1, &r), 1);
+    assert_int_equal(r.exit_code, 0);
+    char d[400];
+    kg_sandbox_memory_desc(&fb, d, sizeof d);
+    assert_non_null(strstr(d, "RLIMIT_AS"));
+    cur = &sb;
+}
+
+/* A GPU machine's harness sandbox: a bind for each device node, each GPU's
+ * PCI folder in /sys deep under its bridges, with their parents. Its
+ * bubblewrap command line is long; the H200 cut the target off a shorter
+ * one (the stub said "no target"). It must start, and a line that cannot
+ * fit must be refused by name, never cut. */
+static void test_long_command_line(void **s)
+{
+    (void)s;
+    static kg_sandbox big;
+    big = sb;
+    big.n_sys = KG_SB_MAX_SYS;
+    for (int i = 0; i < KG_SB_MAX_SYS; i++)
+        snprintf(big.sys[i], sizeof big.sys[0], "/sys/devices/pci0000:%02x/0000:%02x:01.0/0000:%02x:00.0/"
+                 "0000:%02x:10.0/0000:%02x:00.0", i, i, i + 1, i + 2, i + 3);
+    big.n_sys_link = KG_SB_MAX_SYS;
+    for (int i = 0; i < KG_SB_MAX_SYS; i++) {
+        snprintf(big.sys_link[i][0], sizeof big.sys_link[0][0], "/sys/bus/pci/devices/0000:%02x:00.0", i + 3);
+        snprintf(big.sys_link[i][1], sizeof big.sys_link[0][1], "../../../devices/pci0000:%02x/x", i);
+    }
+    big.n_dev = KG_SB_MAX_DEV;
+    for (int i = 0; i < KG_SB_MAX_DEV; i++) snprintf(big.dev[i], sizeof big.dev[0], "/dev/nvidia%d", 100 + i);
+    cur = &big;
+    kg_sb_result r;
+    const char *ok[] = {"alloc", "1", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, ok, NULL, 20, -1, &r), 1);
+    if (!r.started || r.exit_code != 0) dump(&r);
+    assert_true(r.started);
+    assert_int_equal(r.exit_code, 0);
+    /* far more than fits: refused by name */
+    for (int i = 0; i < KG_SB_MAX_SYS; i++) {
+        char p[256] = "/sys";
+        for (int k = 0; k < 40; k++) { size_t l = strlen(p); snprintf(p + l, sizeof p - l, "/%c%d", 'a' + k % 26, i); }
+        snprintf(big.sys[i], sizeof big.sys[0], "%s", p);
+    }
+    run(KG_SB_HARNESS, ok, NULL, 20, -1, &r);
+    assert_false(r.started);
+    assert_true(r.stub_failed);
+    assert_non_null(strstr(r.stub_msg, "command line does not fit"));
+    cur = &sb;
+}
+
 /* What a sandbox start costs here (spawn to the target's exec). */
 static void test_start_cost(void **s)
 {
@@ -569,6 +805,10 @@ int main(void)
         cmocka_unit_test(test_forged_records),
         cmocka_unit_test(test_no_sandbox_and_broken_bwrap),
         cmocka_unit_test(test_start_cost),
+        cmocka_unit_test(test_identity),
+        cmocka_unit_test(test_long_command_line),
+        cmocka_unit_test(test_memory),
+        cmocka_unit_test(test_memory_fallback),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,1 @@
+/proc/1/environ

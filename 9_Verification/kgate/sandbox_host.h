@@ -1,0 +1,31 @@
+/* sandbox_host.h: the host side of a sandbox, internal to sandbox.c and
+ * sandbox_host.c (sandbox.h is the interface). */
+#ifndef KGATE_SANDBOX_HOST_H
+#define KGATE_SANDBOX_HOST_H
+#include <stddef.h>
+#include <sys/types.h>
+#include "sandbox.h"
+
+/* What of /sys the harness sees: the whitelist (sb->sys, sys_link) and
+ * what the fallback hides (sb->sys_mask). */
+void kg_find_sys(kg_sandbox *sb);
+
+/* Host memory: the run's memory cgroup folder (sb->memcg, memcg_dir; none
+ * with KGATE_MEMCG=none or where none can be made). */
+void kg_memcg_setup(kg_sandbox *sb);
+/* The monitor: one sandbox's cgroup with its limit, before bubblewrap
+ * starts (dir "" when there is no cgroup; -1 when it cannot be made); */
+int kg_memcg_make(const kg_sandbox *sb, unsigned long long bytes, char *dir, size_t len);
+/* bubblewrap's process entering it before its exec; */
+int kg_memcg_enter(const char *dir);
+/* its OOM kills and peak into r; */
+void kg_memcg_stats(const kg_sandbox *sb, const char *dir, kg_sb_result *r);
+/* the stats, then the cgroup removed, after the sandbox ended. */
+void kg_memcg_finish(const kg_sandbox *sb, const char *dir, kg_sb_result *r);
+
+/* CPU seconds used so far by a process and everything below it (/proc). */
+double kg_tree_cpu_s(pid_t root);
+/* A process's peak address space (VmPeak), KiB. */
+long kg_vm_peak_kb(pid_t pid);
+
+#endif
