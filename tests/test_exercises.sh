@@ -27,7 +27,12 @@ trap 'rm -rf "$tmp"' EXIT
 variants() {
     local dir=$1 name=$2
     [ -x "bin/$name" ] || MAKEFLAGS= make -s -C "$dir" >/dev/null 2>&1
-    "bin/$name" --help 2>/dev/null | sed -nE 's/.*[( ](all\|[A-Za-z0-9_|]+)[;) ].*/\1/p' | head -n1 | tr '|' '\n'
+    local help
+    help=$("bin/$name" --help 2>/dev/null)
+    # the --variant line's choices first (another option may list "all|..." too,
+    # histogram's --input), else the first such list anywhere (firstKernel's usage)
+    { printf '%s\n' "$help" | grep -E '^ *--variant'; printf '%s\n' "$help"; } |
+        sed -nE 's/.*[( ](all\|[A-Za-z0-9_|]+)[;) ].*/\1/p' | head -n1 | tr '|' '\n'
 }
 
 n_samples=0
