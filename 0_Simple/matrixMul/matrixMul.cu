@@ -48,10 +48,13 @@
  *   transposed_a           08: A stored transposed in shared memory
  *   padded_a               08: its rows padded (conflict-free stores)
  *   warp_layout            09: 64x32 warp tiles (conflict-free shared loads)
- *   warptile_*             10: register-staged double buffering, then its block tile, BK and register cap
- *   cpasync_*              11: the warp tiling fed by cp.async, then its stages, BK and warp tile
+ *   warptile_*             10: register-staged double buffering; then its block
+ *                              tile, BK, register cap
+ *   cpasync_*              11: the warp tiling fed by cp.async; then its stages,
+ *                              BK, warp tile
  *   unchecked_*            12: blocks inside C copy without bounds tests
- *   pipe_*                 13: fragments loaded a k ahead (a pipelined loop), then one parameter each
+ *   pipe_*                 13: fragments loaded a k ahead (a pipelined loop);
+ *                              then one parameter each
  * (NN: the kernel file.) The CPU baseline (double accumulation) is reported
  * as variant=cpu.
  *
@@ -354,7 +357,10 @@ static const variant variants[] = {
     {"pipe_128x128x8_w64x64_s3_g8", run_pipe<128, 128, 8, 64, 64, 3, 2, 8>, VK_KERNEL, 128, 128, "128x128x8, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x8_w64x64_s3 with blocks in bands of 8 tile rows"},
     {"pipe_128x128x16_w64x64_s3_g8", run_pipe<128, 128, 16, 64, 64, 3, 2, 8>, VK_KERNEL, 128, 128, "128x128x16, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x16_w64x64_s3 with blocks in bands of 8 tile rows"},
 #ifdef EXERCISE
-    {"exercise", run_exercise, VK_KERNEL, EXERCISE_BM, EXERCISE_BN, "the exercise's own",
+#define MM_STR_(x) #x
+#define MM_STR(x) MM_STR_(x)
+    {"exercise", run_exercise, VK_KERNEL, EXERCISE_BM, EXERCISE_BN,
+     MM_STR(EXERCISE_BM) "x" MM_STR(EXERCISE_BN) " block tile",
      "your kernel, " EXERCISE ", changing " EXERCISE_BASE},
 #endif
 };

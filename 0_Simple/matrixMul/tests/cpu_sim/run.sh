@@ -2,7 +2,8 @@
 # run.sh: run matrixMul's kernels on the CPU (sim.cpp), no GPU needed.
 usage() {
     cat <<'EOF'
-usage: tests/cpu_sim/run.sh [--src=FILE.cu] [--exercise=FILE.cuh] [--quick] [VARIANT...]
+usage: tests/cpu_sim/run.sh [--src=FILE.cu] [--quick] [VARIANT...]
+       tests/cpu_sim/run.sh --exercise=FILE.cuh [--full]
 
 Builds sim.cpp with the kernel files that matrixMul.cu includes (kernels/,
 in its order) and runs every variant, or those named, on CPU threads at the
@@ -11,8 +12,9 @@ tile shape; compares with a double-precision reference, beta = 0 and -0.5.
 
   --src=FILE.cu       another copy of matrixMul.cu (a planted-bug copy: its
                       folder's kernels/ and mm_host.h are used too)
-  --exercise=FILE     run only an exercise's kernel (exercises/README.md):
-                      exit 0 when it computes the right answer, 1 when not
+  --exercise=FILE     run only an exercise's kernel (exercises/README.md), at
+                      the shapes of --quick (--full: all of them): exit 0
+                      when it computes the right answer, 1 when not
   --quick             the shapes of --quick (under a minute for everything)
   -h, --help          this text
 
@@ -25,10 +27,12 @@ set -e
 here=$(cd "$(dirname "$0")" && pwd)
 src=$here/../../matrixMul.cu
 exercise=
+full=0
 while [ $# -gt 0 ]; do
     case $1 in
         --src=*) src=${1#--src=} ;;
         --exercise=*) exercise=${1#--exercise=} ;;
+        --full) full=1 ;;
         -h | --help) usage; exit 0 ;;
         *) break ;;
     esac
@@ -51,14 +55,17 @@ grep '^#include "kernels/' "$src" >"$work/kernels.inc" || {
     echo "run.sh: error: $src includes no kernels/ file" >&2; exit 1; }
 defs=
 if [ -n "$exercise" ]; then
-    sed "$smem" "$exercise" >"$work/exercise.cuh"
+    { echo "#line 1 \"$exercise\""; sed "$smem" "$exercise"; } >"$work/exercise.cuh"
     defs='-DEXERCISE="exercise.cuh"'
 fi
-g++ -std=c++20 -O1 -w -pthread $defs -I"$work" "$here/sim.cpp" -o "$work/sim" || {
-    echo "run.sh: the simulation does not build${exercise:+ with $exercise}" >&2; exit 1; }
+if ! g++ -std=c++20 -O1 -w -pthread $defs -I"$work" "$here/sim.cpp" -o "$work/sim"; then
+    echo "SIM FAIL: the simulation does not build${exercise:+ with $exercise} (the compiler's errors above)"
+    exit 1
+fi
 
 if [ -n "$exercise" ]; then
-    "$work/sim" "$@" exercise
+    [ $# -eq 0 ] || { echo "run.sh: error: --exercise runs only the exercise (no $1)" >&2; exit 2; }
+    if [ $full = 1 ]; then "$work/sim" exercise; else "$work/sim" --quick exercise; fi
     exit 0
 fi
 # Every variant of matrixMul.cu's table (but the library's) needs a runner.

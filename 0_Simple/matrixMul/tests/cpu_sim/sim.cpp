@@ -154,6 +154,7 @@ int main(int argc, char **argv)
         else only.push_back(argv[i]);
     }
     int fails = 0, runs = 0;
+    char first_fail[200] = "";
     for (auto &r : runners()) {
         if (!only.empty()) {
             bool named = false;
@@ -187,9 +188,14 @@ int main(int argc, char **argv)
                 int bad = 0;
                 for (size_t i = 0; i < (size_t)M * N; i++) {
                     double e = std::fabs(C[i] - ref[i]);
-                    if (!(e <= tol + tol * std::fabs(ref[i]))) { if (bad < 3) printf("  %s %dx%dx%d beta=%g idx %zu got %g ref %g\n", r.name, M, N, K, be, i, C[i], ref[i]); bad++; }
+                    if (!(e <= tol + tol * std::fabs(ref[i]))) {
+                        if (bad < 3) printf("  %s %dx%dx%d beta=%g C[%zu][%zu] (idx %zu): got %g, want %g\n", r.name, M, N, K, be, i / N, i % N, i, C[i], ref[i]);
+                        if (!bad && !first_fail[0]) snprintf(first_fail, sizeof first_fail, "%s %dx%dx%d beta=%g: C[%zu][%zu] is %g, want %g", r.name, M, N, K, be, i / N, i % N, C[i], ref[i]);
+                        bad++;
+                    }
                 }
                 const bool guard_ok = guard_intact(C, (size_t)M * N);
+                if (!guard_ok && !first_fail[0]) snprintf(first_fail, sizeof first_fail, "%s %dx%dx%d beta=%g: a write past the end of C", r.name, M, N, K, be);
                 if (bad || !guard_ok) fails++;
                 runs++;
                 printf("%-28s %dx%dx%d beta=%-4g %s (%d bad%s)\n", r.name, M, N, K, be, bad || !guard_ok ? "FAIL" : "ok", bad, guard_ok ? "" : ", guard zone after C written");
@@ -198,6 +204,7 @@ int main(int argc, char **argv)
         }
     }
     if (runs == 0) { printf("sim: no variant named %s\n", only.empty() ? "" : only[0]); return 2; }
-    printf(fails ? "SIM FAIL\n" : "SIM PASS\n");
+    if (fails) printf("SIM FAIL: %d of %d runs wrong, the first: %s\n", fails, runs, first_fail);
+    else printf("SIM PASS\n");
     return fails != 0;
 }
