@@ -42,8 +42,12 @@ enum {
     T_LOCALARR = 1 << 10,/* points into a local array */
     T_WU = 1 << 11,      /* derived from threadIdx but the same in a warp (threadIdx.x / 32) */
     T_TXSV = 1 << 12,    /* threadIdx.x times a variable factor */
-    T_LANEID = 1 << 13   /* threadIdx.x % 32: the lane */
+    T_LANEID = 1 << 13,  /* threadIdx.x % 32: the lane */
+    T_PARAM0 = 1 << 14   /* parameter i of the function: T_PARAM0 << i, i < 8 (the 8th
+                            stands for the rest); what decides whether a helper reaches
+                            its barrier is checked at each call (scan_device.c) */
 };
+#define T_PARAMS (0xffu * T_PARAM0)
 #define T_THREAD (T_TX | T_TYZ | T_WU)
 #define T_VARIES (T_TX | T_TYZ | T_VARY | T_WU)
 #define T_LANEVAR (T_TX | T_VARY)
@@ -140,6 +144,12 @@ typedef struct {
     int memset_calls, zero_stores, cublas_compute_line, cublas_set_stream, coop_launch;
     int smem_opt_in;     /* cudaFuncSetAttribute(..MaxDynamicSharedMemorySize..) */
     int grid_sync_line;  /* a cooperative-groups grid sync */
+    /* the candidate's functions and lambdas that wait at a barrier (scan_device.c) */
+    struct barrier_sum *bsums;
+    int n_bsums, cap_bsums;
+    /* the candidate's macros, for reading inline asm (name, then body tokens) */
+    struct { char name[64]; char *body; } *macros;
+    int n_macros, macros_read;
 } scan_ctx;
 
 typedef struct {
@@ -208,6 +218,12 @@ typedef struct { int half_ids, fp16_include, bf16_ids, bf16_include, library, gl
  * conditions around the current statement. */
 typedef struct { scan_ctx *cx; int fn; int in_launch; int cond; } host_ctx;
 
+/* Block barriers, weakest first: a warp's (__syncwarp, a tile of up to 32
+ * threads), a named barrier with a thread count (whole warps may skip it,
+ * single lanes may not), the block's (__syncthreads in every spelling), the
+ * grid's or a cluster's (whole blocks must not skip it either). */
+enum { BAR_NONE = 0, BAR_WARP, BAR_PARTIAL, BAR_BLOCK, BAR_GRID };
+
 /* ---- functions shared between the parts ------------------------------------ */
 
 /* scan_util.c: findings, libclang helpers, the token list, comments */
@@ -241,6 +257,8 @@ int intent_near(const scan_ctx *cx, int line, int fn_line);
 
 /* scan_taint.c: the taint analysis, memory accesses, loops */
 var_t *find_var(fn_ctx *f, CXCursor decl);
+void last_token(CXTranslationUnit tu, CXCursor c, char *buf, size_t len);
+unsigned param_bit(fn_ctx *f, CXCursor parm);
 unsigned expr_flags(fn_ctx *f, CXCursor c);
 int cond_lanevar(fn_ctx *f, CXCursor cond);
 int cond_single(fn_ctx *f, CXCursor cond);

@@ -48,7 +48,7 @@ static var_t *add_var(fn_ctx *f, CXCursor decl, unsigned flags)
 }
 
 /* Last token of a cursor's extent (the member name of threadIdx.x). */
-static void last_token(CXTranslationUnit tu, CXCursor c, char *buf, size_t len)
+void last_token(CXTranslationUnit tu, CXCursor c, char *buf, size_t len)
 {
     buf[0] = '\0';
     CXToken *toks = NULL;
@@ -90,9 +90,16 @@ static unsigned decl_flags(fn_ctx *f, CXCursor ref)
     if (k == CXCursor_ParmDecl) {
         var_t *v = find_var(f, ref); /* a parameter may be reassigned */
         if (v) return v->flags;
-        return type_is_integer(clang_getCursorType(ref)) ? T_PINT : 0;
+        return (type_is_integer(clang_getCursorType(ref)) ? T_PINT : 0) | param_bit(f, ref);
     }
     return 0;
+}
+
+/* T_PARAM0 << i for parameter i of the function analysed (0 for another's). */
+unsigned param_bit(fn_ctx *f, CXCursor parm)
+{
+    int i = param_index(f, parm);
+    return i < 0 ? 0 : T_PARAM0 << (i < 7 ? i : 7);
 }
 
 /* threadIdx.x, blockIdx.y, ...: which builtin (0 none, 'T' threadIdx, 'B'
@@ -313,6 +320,7 @@ static void note_assign(fn_ctx *f, CXCursor lhs, unsigned fl)
     var_t *v = find_var(f, ref);
     if (!v) {
         unsigned base = rk == CXCursor_ParmDecl && type_is_integer(clang_getCursorType(ref)) ? T_PINT : 0;
+        if (rk == CXCursor_ParmDecl) base |= param_bit(f, ref);
         v = add_var(f, ref, base | fl);
         if (v) f->changed = 1;
     } else if ((v->flags | fl) != v->flags) {

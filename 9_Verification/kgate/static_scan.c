@@ -228,6 +228,9 @@ void analyze_tu(CXTranslationUnit tu, const char *source, const kg_scan_opts *op
             add_finding(out, "KG-EXTERNAL", -1, 0, "library-only candidate: %s and no kernel of its own (EXTERNAL)",
                         out->is_torch ? "PyTorch operations" : "calls cuBLAS/CUB");
     }
+    for (int i = 0; i < cx.n_macros; i++) free(cx.macros[i].body);
+    free(cx.macros);
+    free(cx.bsums);
     free(cx.fns);
     free(cx.launches);
     free(cx.edges);
