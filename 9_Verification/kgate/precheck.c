@@ -219,6 +219,8 @@ void kg_static_msg_from(const kg_static_result *r, int rc, int policy, kg_static
     m->needs_half = r->needs_half_header;
     m->needs_bf16 = r->needs_bf16_header;
     m->is_torch = r->is_torch;
+    m->timed_out = r->timed_out ? 1 : 0;
+    if (m->timed_out) m->rc = -1;
     /* findings that decide (P0 under the policy) first, so a full record
      * never loses the one that rejected */
     for (int pass = 0; pass < 2; pass++)
@@ -270,6 +272,7 @@ int kg_static_msg_valid(kg_static_msg *m)
     if (m->parsed < 0 || m->parsed > 1 || m->is_external < 0 || m->is_external > 1) return 0;
     if (m->needs_half < 0 || m->needs_half > 1 || m->needs_bf16 < 0 || m->needs_bf16 > 1) return 0;
     if (m->is_torch < 0 || m->is_torch > 1 || m->policy < 0 || m->policy >= KG_POLICY_COUNT) return 0;
+    if (m->timed_out < 0 || m->timed_out > 1 || (m->timed_out && m->rc != -1)) return 0;
     if (m->n_p0 < 0 || m->n_p1 < 0 || m->n_p2 < 0 || m->n_p0 > 1000 || m->n_p1 > 1000 ||
         m->n_p2 > 1000)
         return 0;

@@ -37,6 +37,27 @@ static void dispose_index(void)
 
 #define STUB_DIR "/kgate-virtual-stubs"
 
+/* nvcc's version macros, which clang does not define: a condition on them
+ * (#if __CUDACC_VER_MAJOR__ >= 12) must read the same in both views. From
+ * the toolkit's CUDART_VERSION (13000: 13.0). 0 when it cannot be read. */
+static int toolkit_version(const char *cuda)
+{
+    static int version = -1;
+    if (version >= 0) return version;
+    version = 0;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/include/cuda_runtime_api.h", cuda);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        int v = 0;
+        if (sscanf(line, " #define CUDART_VERSION %d", &v) == 1 && v > 0) { version = v; break; }
+    }
+    fclose(f);
+    return version;
+}
+
 /* Folders of KGATE_EXTRA_INCLUDES (PyTorch's headers, for its candidates). */
 int extra_includes(const char **args, int max, char store[][1100])
 {
@@ -74,8 +95,25 @@ CXTranslationUnit parse_candidate(const char *source, const char *inc1, const ch
     args[na++] = device ? "--cuda-device-only" : "--cuda-host-only";
     args[na++] = cuda_arg;
     args[na++] = "-nocudalib";
+    /* the device pass for sm_<device / 10>; libclang 19 knows GPUs up to
+     * sm_90: a newer one is parsed as sm_90 with its own __CUDA_ARCH__ */
+    static char arch_def[48];
     args[na++] = "--cuda-gpu-arch=sm_90";
+    if (device && device != 900) {
+        snprintf(arch_def, sizeof arch_def, "-D__CUDA_ARCH__=%d", device);
+        args[na++] = "-U__CUDA_ARCH__";
+        args[na++] = arch_def;
+    }
     args[na++] = "-std=c++17";
+    static char ver[4][64];
+    int v = toolkit_version(cuda);
+    if (v > 0) {
+        snprintf(ver[0], sizeof ver[0], "-D__CUDACC_VER_MAJOR__=%d", v / 1000);
+        snprintf(ver[1], sizeof ver[1], "-D__CUDACC_VER_MINOR__=%d", v % 1000 / 10);
+        snprintf(ver[2], sizeof ver[2], "-D__CUDA_API_VER_MAJOR__=%d", v / 1000);
+        snprintf(ver[3], sizeof ver[3], "-D__CUDA_API_VER_MINOR__=%d", v % 1000 / 10);
+        for (int i = 0; i < 4; i++) args[na++] = ver[i];
+    }
     args[na++] = "-I" STUB_DIR;
     args[na++] = "-isystem"; args[na++] = cccl_arg;
     na += extra_includes(args + na, 8, extra);
