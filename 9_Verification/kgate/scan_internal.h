@@ -11,8 +11,10 @@
  *   scan_util.c     findings, small libclang helpers, the token list, comments
  *   scan_taint.c    the taint analysis of a device function ("where does this
  *                   value come from"), the memory-access and loop rules
- *   scan_device.c   calls in device code (barriers, warp functions, atomics,
- *                   host-only calls) and the walk over a device function
+ *   scan_device.c   calls in device code (warp functions, atomics, host-only
+ *                   calls) and the walk over a device function
+ *   scan_barriers.c block barriers in every spelling, the helpers and
+ *                   lambdas that wait at one (KG-SYNC-DIVERGENT)
  *   scan_host.c     host code: functions, launch sites, library use, the
  *                   checks across launch sites and kernels
  * Not thread-safe: one scan at a time.
@@ -281,6 +283,17 @@ void check_loop(fn_ctx *f, CXCursor c, enum CXCursorKind k);
 /* scan_device.c: calls and barriers, the walk over a device function */
 void check_const_cast(scan_ctx *cx, CXCursor c);
 void analyze_function(scan_ctx *cx, int fn);
+
+/* scan_barriers.c: block barriers in every spelling */
+void push_ctrl(fn_ctx *f, unsigned fl, int lanevar, int single, int loop);
+void pop_ctrl(fn_ctx *f);
+enum CXChildVisitResult find_body(CXCursor c, CXCursor p, CXClientData d);
+int judge_barrier(fn_ctx *f, int kind, int line, const char *what);
+void written_name(fn_ctx *f, CXCursor call, char *nm, size_t len);
+int call_barrier_kind(fn_ctx *f, CXCursor call, const char *nm, CXCursor ref, char *what, size_t len);
+void call_of_barrier_helper(fn_ctx *f, CXCursor call, CXCursor ref, const char *nm, int line);
+void lambda_barriers(fn_ctx *f, CXCursor lambda);
+void check_asm(fn_ctx *f, CXCursor c);
 
 /* scan_host.c: host code, launch sites, checks across the file */
 enum CXChildVisitResult top_visit(CXCursor c, CXCursor p, CXClientData d);
