@@ -33,6 +33,9 @@ typedef struct {
     int needs_half_header;/* uses __half/half2 without including cuda_fp16.h */
     int needs_bf16_header;/* uses __nv_bfloat16 without including cuda_bf16.h */
     int is_torch;         /* written against PyTorch (torch::Tensor, <torch/...>) */
+    int timed_out;        /* a step of the scan ran out of its time (nvcc's preprocessing
+                             for the hidden-code check): the gate's failure, not the
+                             candidate's; parse_error says which */
     double seconds;       /* time spent in the static track */
 } kg_static_result;
 
@@ -43,6 +46,9 @@ typedef struct {
     const char *launch_signature;
     /* a PyTorch candidate's entry function (default "forward") */
     const char *torch_entry;
+    /* the architectures the gate compiles for, as --arch gives them ("90",
+     * "90,100"; default "90"): nvcc's device pass is compared for each */
+    const char *arch;
 } kg_scan_opts;
 
 /* Load a candidate file: a .cu/.cuh/.cpp file as it is, or a Markdown answer
@@ -80,6 +86,10 @@ int kg_file_has_bom(const char *path);
 
 void kg_static_free(kg_static_result *r);
 
+/* Kills the nvcc runs a scan has in flight (async-signal-safe: for a
+ * deadline's signal handler, bin/kgate-scan). */
+void kg_static_abort(void);
+
 /* The include policy (precheck.c): 1 when the source includes something
  * other than the toolkit's and the system's headers (an absolute path, a
  * name with .., a computed include, #include_next, #import, #embed); the
@@ -104,6 +114,11 @@ typedef struct {
 typedef struct {
     unsigned magic;
     int rc, worst, parsed, is_external, needs_half, needs_bf16, is_torch, policy;
+    /* 1: the scan ran out of time (its own deadline, or nvcc's preprocessing
+     * for the hidden-code check): no verdict on the candidate; the gate
+     * retries, then reports its own failure (SKIPPED), never the candidate's L1.
+     * rc is -1 then, and parse_error says what timed out. */
+    int timed_out;
     int n_p0, n_p1, n_p2, n_hits;   /* n_hits <= KG_MSG_HITS; the counts cover every finding */
     char reason[400];
     char parse_error[256];

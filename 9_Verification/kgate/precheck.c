@@ -8,16 +8,19 @@
  * #import or #embed is refused before libclang or nvcc open anything: a
  * blocking or endless file would otherwise hang or exhaust them (the sandbox
  * and its limits stop that too; this makes the verdict say why). The text is
- * read as the compilers read it: trigraphs (??= is #, ??/ is a backslash;
- * nvcc's -std=c++14 host pass honours them), digraphs (%: is #), backslash-
- * newline splices, comments and string literals.
+ * read as the compilers read it (pplex.c: trigraphs, which nvcc's C++14
+ * compile honours and C++17 does not, so both readings are checked;
+ * digraphs, splices, comments, string and raw string literals, digit
+ * separators, header names, any line ending); __has_include's names and
+ * #pragma GCC dependency are held to the same policy, and a raw string the
+ * compilers would read differently is refused.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kgate_static.h"
+#include "pplex.h"
 
 char *kg_static_fixed_source(const char *source, const kg_static_result *r)
 {
@@ -63,81 +66,99 @@ char *kg_compile_source(const char *source, const char *display_name, int half, 
     return out;
 }
 
-/* Phases 1-2 and comments: trigraphs replaced, splices removed (a line map
- * keeps original line numbers), comments become a space, string and
- * character literals are kept as they are. Returns a malloc'd buffer and a
- * malloc'd array giving each output byte's source line. */
-static char *logical_text(const char *src, int **line_of)
+/* ---- the include policy ------------------------------------------------- */
+
+/* Why an include name is refused, or NULL. Blanks around it do not hide an
+ * absolute path. */
+static const char *bad_include_name(const char *name)
 {
-    size_t n = strlen(src);
-    char *t = malloc(n + 1), *o = malloc(n + 1);
-    int *tl = malloc((n + 1) * sizeof *tl), *ol = malloc((n + 1) * sizeof *ol);
-    if (!t || !o || !tl || !ol) {
-        free(t); free(o); free(tl); free(ol);
-        return NULL;
+    while (*name == ' ' || *name == '\t') name++;
+    if (!*name) return "an empty name";
+    if (name[0] == '/') return "an absolute path";
+    if (strstr(name, "..")) return "a name with ..";
+    if (name[0] == '~') return "a home folder";
+    return NULL;
+}
+
+/* __has_include("...") / (<...>) in a directive's text: the name checked as
+ * an include's; a computed argument (a macro) is refused. Returns the
+ * reason or NULL; the name goes into `shown`. */
+static const char *has_include_check(const char *text, char *shown, size_t len)
+{
+    static const char *const ops[] = {"__has_include_next", "__has_include", "__has_embed", NULL};
+    for (const char *p = text; *p; p++) {
+        int k = 0;
+        while (ops[k] && strncmp(p, ops[k], strlen(ops[k]))) k++;
+        if (!ops[k]) continue;
+        const char *q = p + strlen(ops[k]);
+        snprintf(shown, len, "%s", ops[k]);
+        if (k == 2) return "refused: a candidate embeds no file";
+        while (*q == ' ') q++;
+        if (*q != '(') return "refused: its argument must be a name written out";
+        q++;
+        while (*q == ' ') q++;
+        char name[256];
+        size_t n = 0;
+        if (*q == '"') {
+            for (q++; *q && *q != '"' && n + 1 < sizeof name; q++) name[n++] = *q;
+        } else if (*q == '<') {
+            for (q++; *q && *q != '>' && n + 1 < sizeof name; q++)
+                if (*q != ' ') name[n++] = *q;   /* the directive's text has its tokens apart */
+        } else {
+            return "refused: its argument must be a name written out";
+        }
+        name[n] = 0;
+        if (!*q) return "refused: an unterminated name";
+        const char *why = bad_include_name(name);
+        if (why) {
+            snprintf(shown, len, "%s(%.120s)", ops[k], name);
+            return why;
+        }
+        p = q;
     }
-    /* trigraphs */
-    size_t k = 0;
-    int line = 1;
-    for (size_t i = 0; i < n; i++) {
-        char c = src[i];
-        if (c == '?' && i + 2 < n && src[i + 1] == '?') {
-            static const char from[] = "=/'()!<>-", to[] = "#\\^[]|{}~";
-            const char *f = strchr(from, src[i + 2]);
-            if (f && src[i + 2]) {
-                tl[k] = line;
-                t[k++] = to[f - from];
-                i += 2;
-                continue;
+    return NULL;
+}
+
+/* The policy on one reading of the text (with or without trigraphs). */
+static int include_policy(const pp_text *pt, char *why, size_t len)
+{
+    if (pt->error[0]) {
+        snprintf(why, len, "%s: the gate cannot tell what the compilers would include", pt->error);
+        return pt->error_line > 0 ? pt->error_line : 1;
+    }
+    for (int i = 0; i < pt->n_dir; i++) {
+        const pp_directive *d = &pt->dir[i];
+        const char *reason = NULL;
+        char shown[300];
+        if (!strcmp(d->name, "include_next") || !strcmp(d->name, "import") || !strcmp(d->name, "embed")) {
+            snprintf(why, len, "#%s refused: a candidate includes toolkit and system headers only", d->name);
+            return d->line;
+        }
+        if (!strcmp(d->name, "include")) {
+            if (!d->close) {
+                snprintf(why, len, "computed #include refused: the include name must be written "
+                         "out (\"...\" or <...>)");
+                return d->line;
+            }
+            reason = d->header_unterminated ? "an unterminated name" : bad_include_name(d->header);
+            if (reason) {
+                snprintf(why, len, "#include %c%.120s%c refused: %s (only the toolkit's and "
+                         "the system's headers may be included)",
+                         d->close == '"' ? '"' : '<', d->header, d->header_unterminated ? ' ' : d->close, reason);
+                return d->line;
             }
         }
-        tl[k] = line;
-        t[k++] = c;
-        if (c == '\n') line++;
-    }
-    t[k] = 0;
-    /* splices and comments */
-    size_t m = 0;
-    enum { CODE, STR, CHR, LINE_C, BLOCK_C } st = CODE;
-    for (size_t i = 0; i < k; i++) {
-        char c = t[i];
-        if (c == '\\' && (t[i + 1] == '\n' || (t[i + 1] == '\r' && t[i + 2] == '\n'))) {
-            i += t[i + 1] == '\r' ? 2 : 1;
-            continue;
+        if (!strcmp(d->name, "pragma") && strstr(d->text, "dependency")) {
+            snprintf(why, len, "#pragma GCC dependency refused: it opens the file it names");
+            return d->line;
         }
-        switch (st) {
-        case CODE:
-            if (c == '/' && t[i + 1] == '/') { st = LINE_C; o[m] = ' '; ol[m++] = tl[i]; i++; continue; }
-            if (c == '/' && t[i + 1] == '*') { st = BLOCK_C; o[m] = ' '; ol[m++] = tl[i]; i++; continue; }
-            if (c == '"') st = STR;
-            else if (c == '\'') st = CHR;
-            break;
-        case STR:
-            if (c == '\\' && t[i + 1]) { o[m] = c; ol[m++] = tl[i]; i++; c = t[i]; break; }
-            if (c == '"' || c == '\n') st = CODE;
-            break;
-        case CHR:
-            if (c == '\\' && t[i + 1]) { o[m] = c; ol[m++] = tl[i]; i++; c = t[i]; break; }
-            if (c == '\'' || c == '\n') st = CODE;
-            break;
-        case LINE_C:
-            if (c != '\n') continue;
-            st = CODE;
-            break;
-        case BLOCK_C:
-            if (c == '*' && t[i + 1] == '/') { st = CODE; i++; }
-            else if (c == '\n') { o[m] = '\n'; ol[m++] = tl[i]; }
-            continue;
+        if ((reason = has_include_check(d->text, shown, sizeof shown)) != NULL) {
+            snprintf(why, len, "%.160s in #%s %s (only the toolkit's and the system's headers may be "
+                     "named)", shown, d->name, reason);
+            return d->line;
         }
-        o[m] = c;
-        ol[m++] = tl[i];
     }
-    o[m] = 0;
-    ol[m] = line;
-    free(t);
-    free(tl);
-    *line_of = ol;
-    return o;
+    return 0;
 }
 
 int kg_include_check(const char *src, char *why, size_t len, int *line_out)
@@ -145,62 +166,28 @@ int kg_include_check(const char *src, char *why, size_t len, int *line_out)
     if (why && len) why[0] = 0;
     if (line_out) *line_out = 0;
     if (!src) return 0;
-    int *lines = NULL;
-    char *t = logical_text(src, &lines);
-    if (!t) return 0;
+    char buf[400];
     int bad = 0;
-    for (char *p = t; *p && !bad;) {
-        char *eol = strchr(p, '\n');
-        size_t ln = eol ? (size_t)(eol - p) : strlen(p);
-        char *q = p;
-        while (q < p + ln && (*q == ' ' || *q == '\t' || *q == '\v' || *q == '\f' || *q == '\r')) q++;
-        int hash = 0;
-        if (q < p + ln && *q == '#') { hash = 1; q++; }
-        else if (q + 1 < p + ln && q[0] == '%' && q[1] == ':') { hash = 1; q += 2; }
-        if (hash) {
-            while (q < p + ln && (*q == ' ' || *q == '\t')) q++;
-            char dir[32];
-            size_t d = 0;
-            while (q < p + ln && (isalnum((unsigned char)*q) || *q == '_') && d + 1 < sizeof dir) dir[d++] = *q++;
-            dir[d] = 0;
-            int lno = lines[p - t];
-            if (!strcmp(dir, "include_next") || !strcmp(dir, "import") || !strcmp(dir, "embed")) {
-                snprintf(why, len, "#%s refused: a candidate includes toolkit and system headers only", dir);
-                bad = lno;
-            } else if (!strcmp(dir, "include")) {
-                while (q < p + ln && (*q == ' ' || *q == '\t')) q++;
-                char close = q < p + ln && *q == '"' ? '"' : q < p + ln && *q == '<' ? '>' : 0;
-                if (!close) {
-                    snprintf(why, len, "computed #include refused: the include name must be written "
-                             "out (\"...\" or <...>)");
-                    bad = lno;
-                } else {
-                    char name[256];
-                    size_t nn = 0;
-                    q++;
-                    while (q < p + ln && *q != close && nn + 1 < sizeof name) name[nn++] = *q++;
-                    name[nn] = 0;
-                    const char *reason = NULL;
-                    if (name[0] == '/') reason = "an absolute path";
-                    else if (strstr(name, "..")) reason = "a name with ..";
-                    else if (name[0] == '~') reason = "a home folder";
-                    else if (nn == 0) reason = "an empty name";
-                    if (reason) {
-                        snprintf(why, len, "#include %c%.120s%c refused: %s (only the toolkit's and "
-                                 "the system's headers may be included)",
-                                 close == '"' ? '"' : '<', name, close, reason);
-                        bad = lno;
-                    }
-                }
-            }
+    /* both readings: nvcc's C++14 compile replaces trigraphs, C++17 and clang do not */
+    for (int trigraphs = 0; trigraphs < 2 && !bad; trigraphs++) {
+        pp_text pt;
+        if (pp_read(src, trigraphs, &pt) != 0) {
+            snprintf(buf, sizeof buf, "the candidate could not be read (out of memory)");
+            bad = 1;
+            break;
         }
-        if (!eol) break;
-        p = eol + 1;
+        bad = include_policy(&pt, buf, sizeof buf);
+        pp_free(&pt);
     }
-    free(t);
-    free(lines);
-    if (bad && line_out) *line_out = bad;
-    return bad ? 1 : 0;
+    /* _Pragma("GCC dependency \"...\"") opens a file as #pragma GCC dependency does */
+    if (!bad && strstr(src, "_Pragma") && strstr(src, "dependency")) {
+        snprintf(buf, sizeof buf, "_Pragma(\"GCC dependency ...\") refused: it opens the file it names");
+        bad = 1;
+    }
+    if (!bad) return 0;
+    if (why && len) snprintf(why, len, "%s", buf);
+    if (line_out) *line_out = bad;
+    return 1;
 }
 
 /* ---- the scan's record -------------------------------------------------- */
@@ -232,6 +219,8 @@ void kg_static_msg_from(const kg_static_result *r, int rc, int policy, kg_static
     m->needs_half = r->needs_half_header;
     m->needs_bf16 = r->needs_bf16_header;
     m->is_torch = r->is_torch;
+    m->timed_out = r->timed_out ? 1 : 0;
+    if (m->timed_out) m->rc = -1;
     /* findings that decide (P0 under the policy) first, so a full record
      * never loses the one that rejected */
     for (int pass = 0; pass < 2; pass++)
@@ -283,6 +272,7 @@ int kg_static_msg_valid(kg_static_msg *m)
     if (m->parsed < 0 || m->parsed > 1 || m->is_external < 0 || m->is_external > 1) return 0;
     if (m->needs_half < 0 || m->needs_half > 1 || m->needs_bf16 < 0 || m->needs_bf16 > 1) return 0;
     if (m->is_torch < 0 || m->is_torch > 1 || m->policy < 0 || m->policy >= KG_POLICY_COUNT) return 0;
+    if (m->timed_out < 0 || m->timed_out > 1 || (m->timed_out && m->rc != -1)) return 0;
     if (m->n_p0 < 0 || m->n_p1 < 0 || m->n_p2 < 0 || m->n_p0 > 1000 || m->n_p1 > 1000 ||
         m->n_p2 > 1000)
         return 0;

@@ -274,6 +274,83 @@ static void test_sync(void **state)
            "  if (last == 7) { __syncthreads(); y[1] = 1; }\n}\n", "KG-SYNC-DIVERGENT", -1, 0);
 }
 
+/* Every spelling of a block barrier counts for KG-SYNC-DIVERGENT: the
+ * cooperative-groups forms, named barriers, inline asm, and the candidate's
+ * own helpers and lambdas that wait at one. Each case is a kernel with the
+ * barrier under `if (t < 16)` (fires) and the same barrier uniform (must not). */
+static void sync_case(const char *decls, const char *barrier, int divergent)
+{
+    char src[2048];
+    snprintf(src, sizeof src,
+             "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n%s\n"
+             "__global__ void k(float* y, int n) {\n  cg::thread_block block = cg::this_thread_block();\n"
+             "  int t = threadIdx.x, warp = t / 32;\n  (void)warp;\n  %s%s;\n  y[t] = 1.0f;\n}\n",
+             decls, divergent ? "if (t < 16) " : "", barrier);
+    expect(src, "KG-SYNC-DIVERGENT", KG_P0, divergent);
+}
+
+static void test_sync_spellings(void **state)
+{
+    (void)state;
+    static const struct { const char *decls, *barrier; } cases[] = {
+        {"", "block.sync()"},
+        {"", "cg::this_thread_block().sync()"},
+        {"", "cg::sync(block)"},
+        {"", "{ auto& b = block; b.sync(); }"},
+        {"", "{ cg::thread_group g = block; g.sync(); }"},
+        {"", "block.barrier_wait(block.barrier_arrive())"},
+        {"", "__syncthreads_count(t > 3)"},
+        {"", "__barrier_sync(0)"},
+        {"", "asm volatile(\"bar.sync 0;\")"},
+        {"", "asm volatile(\"barrier.sync.aligned 0;\" ::: \"memory\")"},
+        {"", "asm volatile(\"bar.red.popc.u32 %0, 0, 1;\" : \"=r\"(n))"},
+        {"#define BAR \"bar\" \".sync 0;\"", "asm volatile(BAR)"},
+        {"__device__ void my_barrier() { __syncthreads(); }", "my_barrier()"},
+        {"__device__ void twice() { cg::this_thread_block().sync(); }\n__device__ void outer() { twice(); }",
+         "outer()"},
+        {"template <typename G> __device__ void gsync(G g) { g.sync(); }", "gsync(block)"},
+        {"", "[&]() { __syncthreads(); }()"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sync_case(cases[i].decls, cases[i].barrier, 1);
+        sync_case(cases[i].decls, cases[i].barrier, 0);
+    }
+    /* a helper whose argument decides whether it reaches its barrier */
+    const char *helper = "__device__ void maybe(bool b) { if (b) __syncthreads(); }\n";
+    char src[1024];
+    snprintf(src, sizeof src, "%s__global__ void k(float* y, int n) {\n  maybe(threadIdx.x < 8);\n  y[0] = 1;\n}\n", helper);
+    expect(src, "KG-SYNC-DIVERGENT", KG_P0, 1);
+    snprintf(src, sizeof src, "%s__global__ void k(float* y, int n) {\n  maybe(n > 8);\n  y[0] = 1;\n}\n", helper);
+    expect(src, "KG-SYNC-DIVERGENT", -1, 0);
+    /* a loop bound from a parameter: blockDim is uniform, threadIdx is not */
+    const char *reduce = "__device__ void tree(float* s, int m) {\n"
+                         "  for (int k = m / 2; k > 0; k >>= 1) { if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k]; "
+                         "__syncthreads(); }\n}\n";
+    snprintf(src, sizeof src, "%s__global__ void k(float* y) {\n  __shared__ float s[256];\n  tree(s, blockDim.x);\n}\n", reduce);
+    expect(src, "KG-SYNC-DIVERGENT", -1, 0);
+    snprintf(src, sizeof src, "%s__global__ void k(float* y) {\n  __shared__ float s[256];\n  tree(s, threadIdx.x);\n}\n", reduce);
+    expect(src, "KG-SYNC-DIVERGENT", KG_P0, 1);
+    /* a lambda's own branch around its barrier */
+    expect("__global__ void k(float* y) {\n  int t = threadIdx.x;\n"
+           "  auto f = [&]() { if (t < 16) __syncthreads(); };\n  f();\n  y[t] = 0;\n}\n",
+           "KG-SYNC-DIVERGENT", KG_P0, 1);
+    /* a named barrier with a thread count: whole warps may skip it */
+    sync_case("", "if (warp < 4) asm volatile(\"bar.sync 1, 128;\")", 0);
+    /* a tile of a warp is not the block's barrier; a grid's is skipped by whole blocks too */
+    sync_case("", "if (warp == 0) cg::tiled_partition<32>(block).sync()", 0);
+    expect("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+           "__global__ void k(float* y) {\n  cg::grid_group g = cg::this_grid();\n"
+           "  if (blockIdx.x > 0) g.sync();\n  y[0] = 1;\n}\n", "KG-SYNC-DIVERGENT", KG_P0, 1);
+    /* the candidate's own struct with a sync() method is no barrier */
+    sync_case("struct Q { __device__ void sync() {} };", "Q().sync()", 0);
+    {
+        char s2[1024];
+        snprintf(s2, sizeof s2, "#include <cooperative_groups.h>\nstruct Q { __device__ void sync() {} };\n"
+                 "__global__ void k(float* y) {\n  if (threadIdx.x < 16) Q().sync();\n  y[0] = 1;\n}\n");
+        expect(s2, "KG-SYNC-DIVERGENT", -1, 0);
+    }
+}
+
 /* ---- KG-HALF-HEADER ----------------------------------------------------- */
 static void test_half(void **state)
 {
@@ -610,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_strided),
         cmocka_unit_test(test_bank),
         cmocka_unit_test(test_sync),
+        cmocka_unit_test(test_sync_spellings),
         cmocka_unit_test(test_half),
         cmocka_unit_test(test_external),
         cmocka_unit_test(test_launch),
