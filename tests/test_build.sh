@@ -255,7 +255,9 @@ if [ $rc -ne 0 ] && grep -q 'FOLDER=8_Debugging holds the debugging case studies
 else bad "new-sample accepted FOLDER=8_Debugging: $out"; fi
 out=$(make new-sample NAME=zzGen FOLDER=3_Imaging 2>&1); rc=$?
 g=3_Imaging/zzGen
-if [ $rc -eq 0 ] && [ -f $g/zzGen.cu ] && [ -f $g/mutants ] && [ -f $g/tests/test_zzGen_cpu.c ]; then ok
+if [ $rc -eq 0 ] && [ -f $g/zzGen.cu ] && [ -f $g/mutants ] && [ -f $g/tests/test_zzGen_cpu.c ] \
+    && python3 -c 'import sys; sys.path.insert(0, "tools"); import results as R; R.load_declaration("zzGen")' 2>/dev/null \
+    && [ -n "$(python3 -c 'import sys; sys.path.insert(0, "tools"); import results as R; print(R.load_declaration("zzGen") or "")')" ]; then ok
 else bad "make new-sample NAME=zzGen FOLDER=3_Imaging failed: $out"; fi
 if tools/readme_samples.sh --check >/dev/null && grep -q '\[zzGen\](3_Imaging/zzGen/)' README.md; then ok
 else bad "new-sample did not list zzGen in README.md's table"; fi
