@@ -30,9 +30,9 @@ ifeq ($(strip $(SMS)),)
   SMS := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. \r')
   ifeq ($(strip $(SMS)),)
     SMS := 90
-    # Said once: SMS is exported below, so a sub-make finds it set and stays quiet.
-    $(info note: no GPU found (nvidia-smi): building for compute capability 9.0 (SMS=90, the H200's). \
-      Another GPU: make SMS=80, or SMS="80 90" for several (common/arch.mk).)
+    # Said once (SMS is exported below, so a sub-make finds it set and stays
+    # quiet), on stderr: scripts read what make prints on stdout.
+    ARCH_NOTE := $(shell printf '%s\n' 'note: no GPU found (nvidia-smi): building for compute capability 9.0 (SMS=90, as on the H200). Another GPU: make SMS=80, or SMS="80 90" for several (common/arch.mk).' >&2)
   endif
 endif
 
