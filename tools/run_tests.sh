@@ -126,6 +126,7 @@ count_script() {  # $1 = output, $2 = status: "passed failed" from the last "N p
 }
 
 echo "== $total tests, $jobs at a time (TEST_JOBS); each one's output is printed when it ends"
+t0=$(date +%s)
 next=0
 running=0
 finished=0
@@ -165,5 +166,6 @@ done
 if [ "${#failed_names[@]}" -gt 0 ]; then
     echo "failures in: ${failed_names[*]}"
 fi
+echo "($total tests in $(($(date +%s) - t0)) s, $jobs at a time)"
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
