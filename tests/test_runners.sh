@@ -87,22 +87,37 @@ printf 'echo "no count here"\n' >"$r/tests/test_nocount.sh"
 printf '#!/bin/sh\necho "[       OK ] one"\necho "[       OK ] two"\n' >"$r/build/tests/x/test_ok"
 printf '#!/bin/sh\necho "[       OK ] one"\nkill -SEGV $$\n' >"$r/build/tests/x/test_crash"
 chmod +x "$r"/build/tests/x/*
+# two tests of one 9_Verification tool: each fails if the other is running
+mkdir -p "$r/9_Verification/zz/tests"
+for n in a b; do
+    other=$([ $n = a ] && echo b || echo a)
+    cat >"$r/9_Verification/zz/tests/test_tool_$n.sh" <<EOF
+touch "$r/tool_$n"
+sleep 1
+[ -e "$r/tool_$other" ] && echo "0 passed, 1 failed (ran beside test_tool_$other)" || echo "1 passed, 0 failed"
+rm -f "$r/tool_$n"
+EOF
+done
 out=$(cd "$r" && TEST_JOBS=3 tools/run_tests.sh 2>&1); rc=$?
-if [ $rc -ne 0 ] && grep -qx 'tests: 10 passed, 3 failed' <<<"$out"; then ok
-else bad "run_tests.sh: want 'tests: 10 passed, 3 failed' and a failing exit: $out"; fi
-if grep -qE '^\[[1-7]/7\] tests/test_pair_a.sh 1 passed \([0-9]+ s\)$' <<<"$out" \
-    && grep -qE '^\[[1-7]/7\] tests/test_pair_b.sh 1 passed \([0-9]+ s\)$' <<<"$out"; then ok
+if [ $rc -ne 0 ] && grep -qx 'tests: 12 passed, 3 failed' <<<"$out"; then ok
+else bad "run_tests.sh: want 'tests: 12 passed, 3 failed' and a failing exit: $out"; fi
+if grep -qE '^\[[1-9]/9\] 9_Verification/zz/tests/test_tool_a.sh 1 passed' <<<"$out" \
+    && grep -qE '^\[[1-9]/9\] 9_Verification/zz/tests/test_tool_b.sh 1 passed' <<<"$out"; then ok
+else bad "run_tests.sh: two tests of one 9_Verification tool ran side by side: $out"; fi
+rm -rf "$r/9_Verification"
+if grep -qE '^\[[1-9]/9\] tests/test_pair_a.sh 1 passed \([0-9]+ s\)$' <<<"$out" \
+    && grep -qE '^\[[1-9]/9\] tests/test_pair_b.sh 1 passed \([0-9]+ s\)$' <<<"$out"; then ok
 else bad "run_tests.sh: two tests did not run side by side under TEST_JOBS=3: $out"; fi
-if grep -qE '^\[[1-7]/7\] tests/test_bad.sh 2 passed, 1 failed \(exit 1\)' <<<"$out" \
-    && grep -qE '^\[[1-7]/7\] tests/test_nocount.sh 0 passed, 1 failed' <<<"$out" \
-    && grep -qE '^\[[1-7]/7\] build/tests/x/test_crash 1 passed, 1 failed' <<<"$out" \
+if grep -qE '^\[[1-9]/9\] tests/test_bad.sh 2 passed, 1 failed \(exit 1\)' <<<"$out" \
+    && grep -qE '^\[[1-9]/9\] tests/test_nocount.sh 0 passed, 1 failed' <<<"$out" \
+    && grep -qE '^\[[1-9]/9\] build/tests/x/test_crash 1 passed, 1 failed' <<<"$out" \
     && grep -q "printed no 'N passed, M failed' line" <<<"$out" \
     && grep -q "failures in: .*tests/test_bad.sh" <<<"$out"; then ok
 else bad "run_tests.sh: a failing test, one without a count and a crash are failures, each named: $out"; fi
 if [ "$(sed -n '/^== tests\/test_plain.sh$/{n;p}' <<<"$out")" = "line one of plain" ] \
-    && [ "$(grep -c '^\[[1-7]/7\] ' <<<"$out")" = 7 ]; then ok
-else bad "run_tests.sh: each output whole under its name, then a progress line for each of the 7: $out"; fi
-if [ "$(wc -l <"$r/build/tests/durations.tsv")" = 7 ]; then ok
+    && [ "$(grep -c '^\[[1-9]/9\] ' <<<"$out")" = 9 ]; then ok
+else bad "run_tests.sh: each output whole under its name, then a progress line for each of the 9: $out"; fi
+if [ "$(wc -l <"$r/build/tests/durations.tsv")" = 9 ]; then ok
 else bad "run_tests.sh: build/tests/durations.tsv has not one line per test: $(cat "$r/build/tests/durations.tsv")"; fi
 # longest first: the pair took longest last time only if made so; plant durations
 printf '50.0\ttests/test_plain.sh\n1.0\ttests/test_bad.sh\n' >"$r/build/tests/durations.tsv"

@@ -18,7 +18,10 @@
 # longest start first: build/tests/durations.tsv keeps each test's seconds
 # from the last run; a test it does not know yet starts before those it does.
 # The tests are written to run side by side (each in its own mktemp -d, its
-# own processes, no fixed sleeps), here and next to another run of the suite.
+# own processes, no fixed sleeps), here and next to another run of the suite,
+# except that the tests of one 9_Verification tool run one after another:
+# they may share what the tool owns on the machine (the kernel gate's
+# sandbox uids, whose processes its hostile test counts).
 #
 # SIGINT: a test gets the disposition this script was started with (a shell
 # ignores SIGINT for its background jobs, as these are; `env` sets it back).
@@ -53,6 +56,14 @@ fi
 order=()
 while IFS=$'\t' read -r _ i; do order+=("$i"); done < <(
     for i in "${!tests[@]}"; do printf '%s\t%s\n' "${secs[${tests[$i]}]:-999999}" "$i"; done | sort -t$'\t' -k1,1nr -k2,2n)
+
+# the group of a test: its 9_Verification tool, whose tests never overlap
+group=()
+for i in "${!tests[@]}"; do
+    g=""
+    [[ ${tests[$i]} =~ ^(build/tests/)?9_Verification/([^/]+)/ ]] && g=${BASH_REMATCH[2]}
+    group[$i]=$g
+done
 
 jobs=${TEST_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
 case $jobs in ''|*[!0-9]*|0) echo "run_tests: TEST_JOBS=$jobs: want a number of tests at a time, 1 or more" >&2; exit 2 ;; esac
@@ -127,19 +138,30 @@ count_script() {  # $1 = output, $2 = status: "passed failed" from the last "N p
 
 echo "== $total tests, $jobs at a time (TEST_JOBS); each one's output is printed when it ends"
 t0=$(date +%s)
-next=0
+pending=("${order[@]}")
+declare -A busy=()
 running=0
 finished=0
 new_secs=()
 while [ "$finished" -lt "$total" ]; do
-    while [ "$running" -lt "$jobs" ] && [ "$next" -lt "$total" ]; do
-        start "${order[$next]}"
-        next=$((next + 1))
+    # start the first pending tests (in order) whose group is free, up to $jobs
+    while [ "$running" -lt "$jobs" ]; do
+        pick=""
+        for k in "${!pending[@]}"; do
+            g=${group[${pending[$k]}]}
+            if [ -z "$g" ] || [ -z "${busy[$g]:-}" ]; then pick=$k; break; fi
+        done
+        [ -n "$pick" ] || break
+        i=${pending[$pick]}
+        unset 'pending[pick]'
+        [ -n "${group[$i]}" ] && busy[${group[$i]}]=1
+        start "$i"
         running=$((running + 1))
     done
     read -r i rc ms <&3 || break
     wait "${pids[$i]}" 2>/dev/null
     pids[$i]=""
+    [ -n "${group[$i]}" ] && busy[${group[$i]}]=""
     running=$((running - 1))
     finished=$((finished + 1))
     t=${tests[$i]}
