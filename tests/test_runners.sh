@@ -126,8 +126,8 @@ rm "$r/tests/test_pair_a.sh" "$r/tests/test_pair_b.sh" "$r/tests/test_nocount.sh
 printf 'echo "1 passed, 0 failed"\n' >"$r/tests/test_new.sh"
 out=$(cd "$r" && TEST_JOBS=1 tools/run_tests.sh 2>&1)
 order=$(grep -oE '^\[[0-9]/4\] [^ ]+' <<<"$out" | awk '{print $2}' | tr '\n' ' ')
-if [ "$order" = "build/tests/x/test_ok tests/test_new.sh tests/test_plain.sh tests/test_bad.sh " ]; then ok
-else bad "run_tests.sh: unknown tests first, then the longest of the last run: order '$order'"; fi
+if [ "$order" = "tests/test_new.sh build/tests/x/test_ok tests/test_plain.sh tests/test_bad.sh " ]; then ok
+else bad "run_tests.sh: unknown tests first (scripts before programs), then the longest of the last run: order '$order'"; fi
 out=$(cd "$r" && TEST_JOBS=x tools/run_tests.sh 2>&1); rc=$?
 if [ $rc -eq 2 ] && grep -q 'TEST_JOBS=x' <<<"$out"; then ok; else bad "TEST_JOBS=x: exit $rc, want 2 with the reason: $out"; fi
 # SIGINT: a test gets what the runner was started with, although it runs in the background

@@ -47,16 +47,6 @@ while IFS= read -r t; do tests+=("$t"); done < <(
       ls tests/test_*.sh [0-9]_*/*/tests/test_*.sh 2>/dev/null; } | grep -Ev "$skip_re" | sort)
 total=${#tests[@]}
 
-# Longest first: known durations in decreasing order, unknown tests before them.
-durations=build/tests/durations.tsv
-declare -A secs=()
-if [ -f "$durations" ]; then
-    while IFS=$'\t' read -r s name; do secs[$name]=$s; done <"$durations"
-fi
-order=()
-while IFS=$'\t' read -r _ i; do order+=("$i"); done < <(
-    for i in "${!tests[@]}"; do printf '%s\t%s\n' "${secs[${tests[$i]}]:-999999}" "$i"; done | sort -t$'\t' -k1,1nr -k2,2n)
-
 # the group of a test: its 9_Verification tool, whose tests never overlap
 group=()
 for i in "${!tests[@]}"; do
@@ -64,6 +54,23 @@ for i in "${!tests[@]}"; do
     [[ ${tests[$i]} =~ ^(build/tests/)?9_Verification/([^/]+)/ ]] && g=${BASH_REMATCH[2]}
     group[$i]=$g
 done
+
+# Longest first: known durations in decreasing order, unknown tests before
+# them (a fresh tree knows none): a tool's tests first (they run one after
+# another, the longest chain), then the scripts, then the unit-test programs.
+durations=build/tests/durations.tsv
+declare -A secs=()
+if [ -f "$durations" ]; then
+    while IFS=$'\t' read -r s name; do secs[$name]=$s; done <"$durations"
+fi
+order=()
+while IFS=$'\t' read -r _ _ i; do order+=("$i"); done < <(
+    for i in "${!tests[@]}"; do
+        class=2
+        [ -n "${group[$i]}" ] && class=0
+        [ -z "${group[$i]}" ] && [[ ${tests[$i]} == *.sh ]] && class=1
+        printf '%s\t%s\t%s\n' "${secs[${tests[$i]}]:-999999}" "$class" "$i"
+    done | sort -t$'\t' -k1,1nr -k2,2n -k3,3n)
 
 jobs=${TEST_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
 case $jobs in ''|*[!0-9]*|0) echo "run_tests: TEST_JOBS=$jobs: want a number of tests at a time, 1 or more" >&2; exit 2 ;; esac
