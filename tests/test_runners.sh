@@ -86,6 +86,8 @@ printf 'echo "2 passed, 1 failed"\nexit 1\n' >"$r/tests/test_bad.sh"
 printf 'echo "no count here"\n' >"$r/tests/test_nocount.sh"
 printf '#!/bin/sh\necho "[       OK ] one"\necho "[       OK ] two"\n' >"$r/build/tests/x/test_ok"
 printf '#!/bin/sh\necho "[       OK ] one"\nkill -SEGV $$\n' >"$r/build/tests/x/test_crash"
+# cmocka names a failed test twice: when it fails and in its closing list
+printf '#!/bin/sh\necho "[       OK ] a"\necho "[  FAILED  ] b"\necho "[  FAILED  ] 1 test(s), listed below:"\necho "[  FAILED  ] b"\nexit 1\n' >"$r/build/tests/x/test_cmfail"
 chmod +x "$r"/build/tests/x/*
 # two tests of one 9_Verification tool: each fails if the other is running
 mkdir -p "$r/9_Verification/zz/tests"
@@ -99,35 +101,41 @@ rm -f "$r/tool_$n"
 EOF
 done
 out=$(cd "$r" && TEST_JOBS=3 tools/run_tests.sh 2>&1); rc=$?
-if [ $rc -ne 0 ] && grep -qx 'tests: 12 passed, 3 failed' <<<"$out"; then ok
-else bad "run_tests.sh: want 'tests: 12 passed, 3 failed' and a failing exit: $out"; fi
-if grep -qE '^\[[1-9]/9\] 9_Verification/zz/tests/test_tool_a.sh 1 passed' <<<"$out" \
-    && grep -qE '^\[[1-9]/9\] 9_Verification/zz/tests/test_tool_b.sh 1 passed' <<<"$out"; then ok
+if [ $rc -ne 0 ] && grep -qx 'tests: 13 passed, 4 failed' <<<"$out"; then ok
+else bad "run_tests.sh: want 'tests: 13 passed, 4 failed' and a failing exit: $out"; fi
+if grep -qE '^\[[0-9]+/10\] 9_Verification/zz/tests/test_tool_a.sh 1 passed' <<<"$out" \
+    && grep -qE '^\[[0-9]+/10\] 9_Verification/zz/tests/test_tool_b.sh 1 passed' <<<"$out"; then ok
 else bad "run_tests.sh: two tests of one 9_Verification tool ran side by side: $out"; fi
 rm -rf "$r/9_Verification"
-if grep -qE '^\[[1-9]/9\] tests/test_pair_a.sh 1 passed \([0-9]+ s\)$' <<<"$out" \
-    && grep -qE '^\[[1-9]/9\] tests/test_pair_b.sh 1 passed \([0-9]+ s\)$' <<<"$out"; then ok
+if grep -qE '^\[[0-9]+/10\] tests/test_pair_a.sh 1 passed \([0-9]+ s\)$' <<<"$out" \
+    && grep -qE '^\[[0-9]+/10\] tests/test_pair_b.sh 1 passed \([0-9]+ s\)$' <<<"$out"; then ok
 else bad "run_tests.sh: two tests did not run side by side under TEST_JOBS=3: $out"; fi
-if grep -qE '^\[[1-9]/9\] tests/test_bad.sh 2 passed, 1 failed \(exit 1\)' <<<"$out" \
-    && grep -qE '^\[[1-9]/9\] tests/test_nocount.sh 0 passed, 1 failed' <<<"$out" \
-    && grep -qE '^\[[1-9]/9\] build/tests/x/test_crash 1 passed, 1 failed' <<<"$out" \
+if grep -qE '^\[[0-9]+/10\] tests/test_bad.sh 2 passed, 1 failed \(exit 1\)' <<<"$out" \
+    && grep -qE '^\[[0-9]+/10\] tests/test_nocount.sh 0 passed, 1 failed' <<<"$out" \
+    && grep -qE '^\[[0-9]+/10\] build/tests/x/test_crash 1 passed, 1 failed' <<<"$out" \
+    && grep -qE '^\[[0-9]+/10\] build/tests/x/test_cmfail 1 passed, 1 failed \(exit 1\)' <<<"$out" \
     && grep -q "printed no 'N passed, M failed' line" <<<"$out" \
     && grep -q "failures in: .*tests/test_bad.sh" <<<"$out"; then ok
 else bad "run_tests.sh: a failing test, one without a count and a crash are failures, each named: $out"; fi
 if [ "$(sed -n '/^== tests\/test_plain.sh$/{n;p}' <<<"$out")" = "line one of plain" ] \
-    && [ "$(grep -c '^\[[1-9]/9\] ' <<<"$out")" = 9 ]; then ok
-else bad "run_tests.sh: each output whole under its name, then a progress line for each of the 9: $out"; fi
-if [ "$(wc -l <"$r/build/tests/durations.tsv")" = 9 ]; then ok
+    && [ "$(grep -cE '^\[[0-9]+/10\] ' <<<"$out")" = 10 ]; then ok
+else bad "run_tests.sh: each output whole under its name, then a progress line for each of the 10: $out"; fi
+if [ "$(wc -l <"$r/build/tests/durations.tsv")" = 10 ]; then ok
 else bad "run_tests.sh: build/tests/durations.tsv has not one line per test: $(cat "$r/build/tests/durations.tsv")"; fi
 # longest first: the pair took longest last time only if made so; plant durations
-printf '50.0\ttests/test_plain.sh\n1.0\ttests/test_bad.sh\n' >"$r/build/tests/durations.tsv"
+printf '15.0\ttests/test_plain.sh\n1.0\ttests/test_bad.sh\n10.0\t9_Verification/zz/tests/test_t1.sh\n10.0\t9_Verification/zz/tests/test_t2.sh\n' \
+    >"$r/build/tests/durations.tsv"
+mkdir -p "$r/9_Verification/zz/tests"
+for n in t1 t2; do printf 'echo "1 passed, 0 failed"\n' >"$r/9_Verification/zz/tests/test_$n.sh"; done
 rm -f "$r"/started_*
-rm "$r/tests/test_pair_a.sh" "$r/tests/test_pair_b.sh" "$r/tests/test_nocount.sh" "$r/build/tests/x/test_crash"
+rm "$r/tests/test_pair_a.sh" "$r/tests/test_pair_b.sh" "$r/tests/test_nocount.sh" "$r/build/tests/x/test_crash" \
+    "$r/build/tests/x/test_cmfail"
 printf 'echo "1 passed, 0 failed"\n' >"$r/tests/test_new.sh"
 out=$(cd "$r" && TEST_JOBS=1 tools/run_tests.sh 2>&1)
-order=$(grep -oE '^\[[0-9]/4\] [^ ]+' <<<"$out" | awk '{print $2}' | tr '\n' ' ')
-if [ "$order" = "tests/test_new.sh build/tests/x/test_ok tests/test_plain.sh tests/test_bad.sh " ]; then ok
-else bad "run_tests.sh: unknown tests first (scripts before programs), then the longest of the last run: order '$order'"; fi
+order=$(grep -oE '^\[[0-9]/6\] [^ ]+' <<<"$out" | awk '{print $2}' | tr '\n' ' ')
+if [ "$order" = "tests/test_new.sh build/tests/x/test_ok 9_Verification/zz/tests/test_t1.sh 9_Verification/zz/tests/test_t2.sh tests/test_plain.sh tests/test_bad.sh " ]; then ok
+else bad "run_tests.sh: unknown tests first (scripts before programs), then the longest of the last run, a tool's tests as long as they are together: order '$order'"; fi
+rm -rf "$r/9_Verification"
 out=$(cd "$r" && TEST_JOBS=x tools/run_tests.sh 2>&1); rc=$?
 if [ $rc -eq 2 ] && grep -q 'TEST_JOBS=x' <<<"$out"; then ok; else bad "TEST_JOBS=x: exit $rc, want 2 with the reason: $out"; fi
 # SIGINT: a test gets what the runner was started with, although it runs in the background

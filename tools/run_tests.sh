@@ -56,21 +56,30 @@ for i in "${!tests[@]}"; do
 done
 
 # Longest first: known durations in decreasing order, unknown tests before
-# them (a fresh tree knows none): a tool's tests first (they run one after
-# another, the longest chain), then the scripts, then the unit-test programs.
+# them (a fresh tree knows none). A tool's tests run one after another, so
+# each of them counts as long as all of them together (the chain starts
+# early); among unknown ones: a tool's first, then the scripts, then the
+# unit-test programs.
 durations=build/tests/durations.tsv
-declare -A secs=()
+declare -A secs=() chain=()
 if [ -f "$durations" ]; then
-    while IFS=$'\t' read -r s name; do secs[$name]=$s; done <"$durations"
+    while IFS=$'\t' read -r s name; do secs[$name]=${s%.*}; done <"$durations"
 fi
+for i in "${!tests[@]}"; do
+    g=${group[$i]}
+    [ -n "$g" ] && chain[$g]=$(( ${chain[$g]:-0} + ${secs[${tests[$i]}]:-999999} ))
+done
 order=()
-while IFS=$'\t' read -r _ _ i; do order+=("$i"); done < <(
+while IFS=$'\t' read -r _ _ _ i; do order+=("$i"); done < <(
     for i in "${!tests[@]}"; do
+        own=${secs[${tests[$i]}]:-999999}
+        key=$own
+        [ -n "${group[$i]}" ] && key=${chain[${group[$i]}]}
         class=2
         [ -n "${group[$i]}" ] && class=0
         [ -z "${group[$i]}" ] && [[ ${tests[$i]} == *.sh ]] && class=1
-        printf '%s\t%s\t%s\n' "${secs[${tests[$i]}]:-999999}" "$class" "$i"
-    done | sort -t$'\t' -k1,1nr -k2,2n -k3,3n)
+        printf '%s\t%s\t%s\t%s\n' "$key" "$own" "$class" "$i"
+    done | sort -t$'\t' -k1,1nr -k2,2nr -k3,3n -k4,4n)
 
 jobs=${TEST_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
 case $jobs in ''|*[!0-9]*|0) echo "run_tests: TEST_JOBS=$jobs: want a number of tests at a time, 1 or more" >&2; exit 2 ;; esac
@@ -120,7 +129,8 @@ failed_names=()
 count_cmocka() {  # $1 = output, $2 = status: "ok bad" from cmocka's lines
     local ok bad
     ok=$(grep -c '^\[       OK \]' "$1")
-    bad=$(grep -E '^\[  FAILED  \] ' "$1" | grep -vc 'test(s)')
+    # each failed test is named twice (when it fails, and in the closing list)
+    bad=$(grep -E '^\[  FAILED  \] ' "$1" | grep -v 'test(s)' | sort -u | wc -l)
     if [ "$2" -ne 0 ] && [ "$bad" -eq 0 ]; then
         bad=1   # crashed or exited early without cmocka's summary
         echo "!! exited with status $2 without reporting a failed test" >>"$1"
