@@ -3,8 +3,10 @@
 #   make                build every sample, every 8_Debugging case and the 9_Verification tools
 #   make vectorAdd      build one sample (or: make -C 0_Simple/vectorAdd)
 #   make blurPitch      build one 8_Debugging case, both forms (make cases: all of them)
-#   make run            build and run every sample, print a summary table
-#   make test           unit tests (CPU) and process tests of every sample binary
+#   make run            build and run every sample, a line as each ends (REQUIRE_GPU=1:
+#                       exit 1 when every sample WAIVED, for bring-up scripts)
+#   make test           unit tests (CPU) and process tests of every sample binary, several
+#                       at a time (TEST_JOBS=N), a line as each ends
 #   make verify         every sample under the four compute-sanitizer tools
 #   make bench          every sample at benchmark size: results/<gpu>/results.json,
 #                       RESULTS.md, the README tables and the charts
@@ -60,14 +62,31 @@
 # REQUIRE_TOOLS=1 makes that an error (CI sets it).
 
 ROOT := $(CURDIR)
+# Goals that compile nothing at this level (a sub-make builds, if anything):
+# they need no nvcc to start and say nothing about the architecture
+# (common/arch.mk), so `make profile` or `make bench` without a GPU stop at
+# once with the reason, wherever nvcc is.
+NO_BUILD_GOALS := help list list-tools list-cases clean compare charts figures profile profile-diff \
+                  readme new-sample vscode bench mutants try
+ifneq ($(MAKECMDGOALS),)
+  ifeq ($(filter-out $(NO_BUILD_GOALS),$(MAKECMDGOALS)),)
+    ARCH_LATER := 1
+  endif
+endif
 include common/arch.mk
 
 # Use every core unless the command line says otherwise (make -jN). Only the
-# top make sets it: a sub-make that set -j would leave the jobserver.
+# top make sets it: a sub-make that set -j would leave the jobserver. Each
+# target's output comes in one piece (--output-sync), except under make run
+# and make test, which print a line as each sample or test ends (their builds
+# are sub-makes that sync their own output).
 ifeq ($(MAKELEVEL),0)
   ifeq ($(filter -j%,$(MAKEFLAGS)),)
     JOBS ?= $(shell nproc 2>/dev/null || echo 1)
-    MAKEFLAGS += -j$(JOBS) --output-sync=target
+    MAKEFLAGS += -j$(JOBS)
+    ifeq ($(filter run test,$(MAKECMDGOALS)),)
+      MAKEFLAGS += --output-sync=target
+    endif
   endif
 endif
 
@@ -133,17 +152,23 @@ $(CASES):
 list-cases:
 	@for d in $(CASE_DIRS); do echo $$d; done
 
-run: all
+# make run [REQUIRE_GPU=1] [RUN_ARGS=--quick]: every sample, a line as each ends;
+# a banner when every sample WAIVED (no usable GPU), and then with REQUIRE_GPU=1
+# exit 1 (for bring-up scripts: a driver that failed to load is not a pass).
+run:
+	+$(MAKE) --output-sync=target all
 	@tools/run_samples.sh $(SAMPLES)
 
 # Debian packages the tests need (installed when missing; SKIP_PACKAGES=1 skips).
 # bubblewrap: the kernel gate's sandbox (9_Verification/kgate).
 TEST_PACKAGES := libcmocka-dev bubblewrap
 
+# The tests run TEST_JOBS at a time (default: cores + 1), each one's output
+# printed whole as it ends, with a progress line (tools/run_tests.sh).
 test:
 	@tools/ensure_packages.sh $(TEST_PACKAGES)
-	+$(MAKE) all
-	+$(MAKE) -f tests/tests.mk
+	+$(MAKE) --output-sync=target all
+	+$(MAKE) --output-sync=target -f tests/tests.mk
 	@tools/run_tests.sh
 
 verify: all
@@ -177,7 +202,10 @@ help:
 	@echo "Start here: README.md, \"Start here\"."
 
 # make compare A=results/x/results.json B=results/y/results.json [THRESHOLD=5]:
-# the ratio per sample and variant; fails on a regression beyond THRESHOLD %.
+# the ratio per sample and variant; fails on a regression beyond THRESHOLD %,
+# and on a missing or bad file with one line saying so (tools/results.py
+# compare exits 1 for a regression, 2 for a usage or input error; make itself
+# exits 2 for either: docs/results.md).
 compare:
 	$(if $(and $(A),$(B)),,$(error usage: make compare A=results/x/results.json B=results/y/results.json [THRESHOLD=5]))
 	@python3 tools/results.py compare "$(A)" "$(B)" --threshold=$(or $(THRESHOLD),5)
@@ -200,10 +228,11 @@ profile-diff:
 	@python3 tools/profile.py diff --sample='$(SAMPLE)' $(if $(VARIANT),--variant='$(VARIANT)')
 
 # Roofline and shmoo charts of every results/*/results.json (gnuplot, a Debian
-# package, installed when missing; SKIP_PACKAGES=1 skips).
+# package, installed when missing; SKIP_PACKAGES=1 skips). Where it cannot be
+# installed, tools/charts.py says so in one line and exits 2.
 CHART_PACKAGES := gnuplot-nox
 charts:
-	@tools/ensure_packages.sh $(CHART_PACKAGES)
+	@tools/ensure_packages.sh $(CHART_PACKAGES) || echo "charts: could not install $(CHART_PACKAGES)"
 	@python3 tools/charts.py results/*/results.json
 
 # The README's table of samples, from the folders. Explicit only: the tests

@@ -1,6 +1,7 @@
 # common/arch.mk: which GPU architectures to build for, and the nvcc flags.
 #
-#   make                 the local GPU's compute capability, else 90
+#   make                 the local GPU's compute capability, else 90 (and a note
+#                        saying so, once per build)
 #   make SMS="80 90"     several architectures (machine code for each, PTX for the last)
 #   make dbg=1           device debug build (-G), for cuda-gdb
 #
@@ -20,10 +21,18 @@ ifeq ($(CUDA_HOME),)
   CUDA_HOME := /usr/local/cuda
 endif
 
+# ARCH_LATER=1 (set by the top-level Makefile for goals that build nothing
+# themselves: help, list, compare, profile, bench ...) leaves the detection and
+# the check to the sub-make that builds, if any: such a goal needs no nvcc.
+ifneq ($(ARCH_LATER),1)
+
 ifeq ($(strip $(SMS)),)
   SMS := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. \r')
   ifeq ($(strip $(SMS)),)
     SMS := 90
+    # Said once (SMS is exported below, so a sub-make finds it set and stays
+    # quiet), on stderr: scripts read what make prints on stdout.
+    ARCH_NOTE := $(shell printf '%s\n' 'note: no GPU found (nvidia-smi): building for compute capability 9.0 (SMS=90, as on the H200). Another GPU: make SMS=80, or SMS="80 90" for several (common/arch.mk).' >&2)
   endif
 endif
 
@@ -38,6 +47,8 @@ ifneq ($(BAD_SMS),)
   $(error SMS="$(SMS)": this nvcc cannot build for $(BAD_SMS); it supports: $(NVCC_ARCHS))
 endif
 export SMS NVCC_ARCHS
+
+endif
 
 GENCODE := $(foreach sm,$(SMS),-gencode arch=compute_$(sm),code=sm_$(sm)) \
            -gencode arch=compute_$(lastword $(SMS)),code=compute_$(lastword $(SMS))

@@ -8,6 +8,8 @@
 # the workers' run files make one results.json (tools/results.py convert) and
 # one RESULTS.md in the last pass, each worker reads its own GPU's name and
 # clocks; a worker writes only its run files; BENCH_REPORT_ONLY runs nothing.
+# All of it in a scratch tree (tools/ and the stand-ins in its bin/): the real
+# bin/ is never touched, so other tests can run beside this one.
 # Ends with "N passed, M failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -19,12 +21,13 @@ pass=0 fail=0
 check() { if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
 tmp=$(mktemp -d)
 names=(zz_bench_a zz_bench_b zz_bench_c zz_bench_d zz_bench_waived zz_bench_multi)
-cleanup() {
-    rm -rf "$tmp"
-    for n in "${names[@]}" zz_bench_bad; do rm -f "bin/$n" "build/bench/$n.log"; done
-}
-trap cleanup EXIT
+trap 'rm -rf "$tmp"' EXIT
 [ -n "${KEEP:-}" ] && trap - EXIT
+p2p=1_Utilities/p2pBandwidthLatencyTest
+mkdir -p "$tmp/tree/$p2p"
+cp -r tools "$tmp/tree/"
+[ -f $p2p/sanitize.expect ] && cp $p2p/sanitize.expect $p2p/Makefile "$tmp/tree/$p2p/"
+cd "$tmp/tree" || exit 1
 
 mkdir -p "$tmp/path" bin
 cat >"$tmp/path/nvidia-smi" <<SMI
@@ -39,11 +42,19 @@ case "\$*" in
 esac
 SMI
 chmod +x "$tmp/path/nvidia-smi"
-# a stand-in sample: logs start and end with its device, holds the GPU 0.3 s
+# a stand-in sample: logs start and end with its device and holds the GPU
+# 0.3 s; with PAIR set, the first runs also wait (up to a minute) until two
+# are on at once, which BENCH_JOBS=2 must allow however loaded the machine is
 for n in "${names[@]}" zz_bench_bad; do
     cat >"bin/$n" <<SAMPLE
 #!/bin/sh
 echo "start \${CUDA_VISIBLE_DEVICES:-all} \$(date +%s.%N) $n \${CUDA_DEVICE_ORDER:-unset}" >>"$tmp/log"
+i=0
+while [ -n "\${PAIR:-}" ] && [ ! -e "\$PAIR" ] && [ \$i -lt 600 ]; do
+    [ "\$(awk '\$1 == "start" { n++ } \$1 == "end" { n-- } END { print n + 0 }' "$tmp/log")" -ge 2 ] && touch "\$PAIR"
+    sleep 0.1
+    i=\$((i + 1))
+done
 sleep 0.3
 echo "end \${CUDA_VISIBLE_DEVICES:-all} \$(date +%s.%N) $n" >>"$tmp/log"
 echo "RESULT sample=$n variant=x status=PASS"
@@ -66,7 +77,7 @@ overlap() {
 export PATH="$tmp/path:$PATH"
 devices() { awk '$1 == "start" {print $2}' "$1" | sort -u | tr '\n' ' '; }
 
-BENCH_OUT="$tmp/out2" BENCH_JOBS=2 GIT_COMMIT=test tools/bench.sh zz_bench_a zz_bench_b zz_bench_c zz_bench_d zz_bench_waived >"$tmp/b2.txt" 2>&1
+PAIR=$tmp/pair BENCH_OUT="$tmp/out2" BENCH_JOBS=2 GIT_COMMIT=test tools/bench.sh zz_bench_a zz_bench_b zz_bench_c zz_bench_d zz_bench_waived >"$tmp/b2.txt" 2>&1
 check "BENCH_JOBS=2: exit 0 (WAIVED is not a failure)" "[ $? = 0 ]"
 check "BENCH_JOBS=2: both GPUs used, one each" "[ \"\$(devices '$tmp/log')\" = '0 1 ' ]"
 check "BENCH_JOBS=2: never two runs on one GPU" "[ \$(overlap '$tmp/log') = 0 ]"
@@ -98,15 +109,12 @@ check "BENCH_JOBS=1: no 'ran on' line (the format of before)" "! grep -q 'ran on
 
 # A sample that needs two GPUs: the real p2pBandwidthLatencyTest folder
 # declares "gpus: 2"; a stand-in binary takes its name for the test.
-if [ -f 1_Utilities/p2pBandwidthLatencyTest/sanitize.expect ]; then
+if [ -f $p2p/sanitize.expect ]; then
     rm -f "$tmp/log"
-    real=bin/p2pBandwidthLatencyTest
-    [ -e "$real" ] && mv "$real" "$tmp/real_p2p"
-    sed 's/zz_bench_multi/p2pBandwidthLatencyTest/' bin/zz_bench_multi >"$real" && chmod +x "$real"
+    sed 's/zz_bench_multi/p2pBandwidthLatencyTest/' bin/zz_bench_multi >bin/p2pBandwidthLatencyTest
+    chmod +x bin/p2pBandwidthLatencyTest
     BENCH_OUT="$tmp/outm" BENCH_JOBS=2 GIT_COMMIT=test tools/bench.sh p2pBandwidthLatencyTest zz_bench_a zz_bench_b >"$tmp/bm.txt" 2>&1
     rc=$?
-    rm -f "$real"
-    [ -e "$tmp/real_p2p" ] && mv "$tmp/real_p2p" "$real"
     check "multi-GPU sample: exit 0" "[ $rc = 0 ]"
     check "multi-GPU sample: alone, with every GPU, after the others" "[ \$(overlap '$tmp/log') = 0 ] && [ \"\$(sort -k3 -n '$tmp/log' | tail -n2 | awk '{print \$1 \$2 \$4}' | tr '\n' ' ')\" = 'startallp2pBandwidthLatencyTest endallp2pBandwidthLatencyTest ' ] && [ \"\$(sort -k3 -n '$tmp/log' | head -n1 | awk '{print \$4}')\" != p2pBandwidthLatencyTest ]"
     check "multi-GPU sample: its file says every GPU, alone" "grep -q '^# ran on: every visible GPU (0 1), alone' '$tmp/outm/p2pBandwidthLatencyTest.txt'"

@@ -14,6 +14,7 @@
 #     letter doubled), or lists the options when nothing is close
 #   - 1KiB is 1024 (--device=1KiB is out of range, not "not an integer"); 1KB is refused
 #   - with --json on the line, a bad argument's closing line is a JSON record
+#   - a "Variants:" list in --help only with a --variant option;
 #   - --variant: choices listed in --help, starting "all|"; an unknown name is
 #     refused listing them all, a typo gets the closest; --variant=cpu is the
 #     CPU baseline only (with the reference): accepted where cpu is a choice
@@ -168,6 +169,10 @@ for name in $programs; do
 
     # ---- --variant ----------------------------------------------------------------
     vline=$(grep -E '^  --variant=' "$tmp/help" | head -n1)
+    # the help matches the options: a "Variants:" list only where --variant picks them
+    if [ -z "$vline" ] && grep -q '^Variants:' "$tmp/help"; then
+        bad "$name --help lists 'Variants:' but has no --variant option to pick one"
+    fi
     [ -n "$vline" ] || continue
     choices=$(sed -nE 's/.*\((all\|[^;)]*); default [^)]*\)$/\1/p' <<<"$vline")
     if [ -z "$choices" ]; then

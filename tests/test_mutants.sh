@@ -19,6 +19,9 @@ ok()  { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A fake sample's run takes milliseconds; the limit is what the hanger (sleep
+# 300) must hit, with room for a loaded machine (another make test beside).
+TMO=10
 
 # 1. The real tree.
 out=$(tools/mutants.sh --check 2>&1); rc=$?
@@ -59,7 +62,7 @@ EOF
 run_tool() {
     local t=$1
     shift
-    out=$(cd "$t" && HAVE_GPU=1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=2 MUTANT_JOBS=2 bash tools/mutants.sh "$@" 2>&1)
+    out=$(cd "$t" && HAVE_GPU=1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=$TMO MUTANT_JOBS=2 bash tools/mutants.sh "$@" 2>&1)
     rc=$?
 }
 
@@ -104,7 +107,7 @@ mutant: hanger
 what: never ends
 file: fake.sh
 find: value=PASS
-replace: sleep 30
+replace: exec sleep 300
 
 mutant: bad_args
 what: FAIL (bad argument) is not a kill
@@ -133,7 +136,7 @@ for pat in "fake/killed_one +killed" "fake/killed_json +killed" "fake/survivor +
     if grep -qE -- "$pat" <<<"$out"; then ok; else bad "verdict /$pat/ missing: $out"; fi
 done
 # the same verdicts when the runs go 3 at a time before the report (MUTANT_RUN_JOBS)
-out=$(cd "$t" && HAVE_GPU=1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=2 MUTANT_JOBS=2 MUTANT_RUN_JOBS=3 bash tools/mutants.sh 2>&1)
+out=$(cd "$t" && HAVE_GPU=1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=$TMO MUTANT_JOBS=2 MUTANT_RUN_JOBS=3 bash tools/mutants.sh 2>&1)
 rc=$?
 expect "parallel runs: the same kill count" 1 "mutants: 2 of 8 killed \(25\.0%\)"
 for pat in "fake/killed_one +killed" "fake/killed_json +killed" "fake/survivor +SURVIVED" \
@@ -179,13 +182,13 @@ printf '%s\n' 'mutant: only' 'what: FAIL' 'file: fake.sh' 'find: echo "fake: $va
     'replace: echo "fake: FAIL"; exit 1' >"$t2/0_Simple/fake/mutants"
 printf '%s\n' 'mutant: survives' 'what: nothing' 'file: fake.sh' "find: printf 'tab:" \
     "replace: printf 'TAB:" >"$t2/0_Simple/fake2/mutants"
-out=$(cd "$t2" && HAVE_GPU=1 N_GPUS=1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=2 bash tools/mutants.sh 2>&1); rc=$?
+out=$(cd "$t2" && HAVE_GPU=1 N_GPUS=1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=$TMO bash tools/mutants.sh 2>&1); rc=$?
 expect "gpus: 2 on one GPU: skipped, not a failure" 0 "mutants: 1 of 1 killed \(100\.0%\); 1 more skipped: their samples need more GPUs than the 1 visible"
 if grep -qE "fake2/survives +skipped +needs 2 GPUs" <<<"$out" && [ -x "$t2/build/mutants/fake2/survives/bin/fake2" ]; then ok
 else bad "gpus: 2 on one GPU: not listed as skipped, or not built: $out"; fi
-out=$(cd "$t2" && HAVE_GPU=1 N_GPUS=1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=2 bash tools/mutants.sh fake2 2>&1); rc=$?
+out=$(cd "$t2" && HAVE_GPU=1 N_GPUS=1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=$TMO bash tools/mutants.sh fake2 2>&1); rc=$?
 expect "gpus: 2 alone on one GPU: exit 2 (WAIVED)" 2 "mutants: 0 of 0 killed \(0\.0%\); 1 more skipped"
-out=$(cd "$t2" && HAVE_GPU=1 CUDA_VISIBLE_DEVICES=0,1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=2 bash tools/mutants.sh 2>&1); rc=$?
+out=$(cd "$t2" && HAVE_GPU=1 CUDA_VISIBLE_DEVICES=0,1 MUTANTS_SAVE=0 MUTANT_TIMEOUT=$TMO bash tools/mutants.sh 2>&1); rc=$?
 expect "gpus: 2 on two GPUs (CUDA_VISIBLE_DEVICES): run and judged" 1 "fake2/survives +SURVIVED"
 
 # Without a GPU: nothing is built, exit 2; a stale mutant is still found (exit 1).

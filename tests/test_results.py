@@ -240,10 +240,133 @@ class Headline(unittest.TestCase):
             log = os.path.join(d, "x.log")
             write(log, "RESULT sample=s variant=a n=1 status=PASS time_ms=1 gflops=5\ns: PASS\n")
             _, out = quiet(R.main, ["headline", log])
-            self.assertEqual(out.strip(), "a 5 GFLOP/s")
+            self.assertEqual(out, "a 5 GFLOP/s\nn=1\n")
             write(log, "s: WAIVED (no CUDA device)\n")
             _, out = quiet(R.main, ["headline", log])
             self.assertEqual(out.strip(), "-")
+            self.assertEqual(quiet(R.main, ["headline", os.path.join(d, "gone.log")])[0], 2)
+
+
+# three inputs at two sizes, the shape of histogram's default run (made-up values)
+INPUTS = recs("".join(
+    "RESULT sample=h variant=%s n=%d input=%s bins=256 status=PASS time_ms=1 gbps=%g ref=lib pct_ref=%g\n"
+    % (v, n, i, g, p) for v, n, i, g, p in (
+        ("lib", 512, "uniform", 100, 100), ("fast", 512, "uniform", 200, 200), ("slow", 512, "uniform", 50, 50),
+        ("lib", 512, "skewed", 150, 100), ("fast", 512, "skewed", 210, 140), ("slow", 512, "skewed", 60, 40),
+        ("lib", 512, "degenerate", 300, 100), ("fast", 512, "degenerate", 330, 110),
+        ("slow", 512, "degenerate", 330, 110), ("fast", 64, "uniform", 20, 400))))
+
+
+class Declarations(unittest.TestCase):
+    def decl(self, text):
+        return R.parse_declaration(text, "x/headline")
+
+    def test_parse(self):
+        d = self.decl("# a comment\ncase: input=skewed n=512\nacross: input\nwhy: the usual input\n")
+        self.assertEqual(d, {"case": [("input", "skewed"), ("n", "512")], "variant": None,
+                             "across": ["input"], "why": "the usual input"})
+        self.assertEqual(self.decl("case:\nvariant: fast\nwhy: w\n")["variant"], "fast")
+        for bad, msg in (("case: x\nwhy: w\n", "not key=value"), ("why: w\n", "needs a 'case:'"),
+                         ("case:\n", "needs a 'why:'"), ("case:\nwhy:\n", "needs a 'why:'"),
+                         ("case:\ncase:\nwhy: w\n", "x/headline:2: 'case:' given twice"),
+                         ("case:\nwhy: w\nhedline: x\n", "x/headline:3: want one of")):
+            with self.assertRaises(R.InputError) as e:
+                self.decl(bad)
+            self.assertIn(msg, str(e.exception))
+
+    def test_the_declared_case_is_the_headline_and_is_named(self):
+        self.assertEqual(R.headline(INPUTS)["pct_ref"], 400)          # the rule alone: the best case
+        d = self.decl("case: input=skewed n=512\nwhy: w\n")
+        text, detail = R.headline_lines(INPUTS, d)
+        self.assertEqual(text, "fast 210 GB/s (140% of lib)")
+        self.assertEqual(detail, "n=512 input=skewed bins=256")
+        d = self.decl("case: input=skewed n=512\nvariant: slow\nwhy: w\n")
+        self.assertEqual(R.headline(INPUTS, d)["gbps"], 60)
+        # a case that matches nothing (a --quick run): the rule over every record, its case named
+        text, detail = R.headline_lines(INPUTS, self.decl("case: input=other\nwhy: w\n"))
+        self.assertEqual((text, detail), ("fast 20 GB/s (400% of lib)", "n=64 input=uniform bins=256"))
+
+    def test_the_range_over_the_other_inputs(self):
+        d = self.decl("case: input=uniform n=512\nacross: input\nwhy: w\n")
+        text, detail = R.headline_lines(INPUTS, d)
+        self.assertEqual(text, "fast 200 GB/s (200% of lib)")
+        self.assertEqual(detail, "n=512 input=uniform bins=256; 110% (330 GB/s, input=degenerate) to 200% "
+                                 "(200 GB/s, input=uniform) of lib, over 3 input values")
+        # the other size (n=64) is another case, not another input: left out
+        self.assertNotIn("400", detail)
+        # without a reference: the figure itself, lower is better for times
+        t = recs("RESULT sample=g variant=graph chain=store kernels=9 status=PASS time_ms=1 us_per_kernel=0.9\n"
+                 "RESULT sample=g variant=graph chain=data kernels=9 status=PASS time_ms=1 us_per_kernel=1.1\n")
+        d = self.decl("case: chain=data\nacross: chain\nwhy: w\n")
+        self.assertEqual(R.headline_lines(t, d)[1], "chain=data kernels=9; 1.1 us/kernel (chain=data) to "
+                                                    "0.9 us/kernel (chain=store), over 2 chain values")
+        self.assertEqual(R.range_text(R.headline(t, d), t, self.decl("case:\nwhy: w\n")), "")
+
+    def test_every_sample_declares_a_case_the_results_have(self):
+        rc, out = quiet(R.main, ["declarations"])
+        self.assertEqual(rc, 0, out)
+
+    def test_declarations_check_fails(self):
+        with tempfile.TemporaryDirectory() as d:
+            make_root(d, samples=("0_Simple/vectorAdd", "0_Simple/reduction"))
+            rc, out = quiet(R.check_declarations, d)
+            self.assertEqual(rc, 1)
+            self.assertIn("0_Simple/vectorAdd/headline: missing", out)
+            write(os.path.join(d, "0_Simple/vectorAdd/headline"), "case: n=1\nwhy: w\n")
+            write(os.path.join(d, "0_Simple/reduction/headline"), "case:\nacross: colour\nwhy: w\n")
+            rc, out = quiet(R.check_declarations, d)
+            self.assertIn("0_Simple/vectorAdd/headline: case n=1 matches no PASS record of vectorAdd's "
+                          "default run in results/H200/results.json", out)
+            self.assertIn("0_Simple/reduction/headline: across colour: no record", out)
+            write(os.path.join(d, "0_Simple/vectorAdd/headline"), "case:\nvariant: nosuch\nwhy: w\n")
+            write(os.path.join(d, "0_Simple/reduction/headline"), "case:\nacross: type\nwhy: w\n")
+            rc, out = quiet(R.check_declarations, d)
+            self.assertEqual(out.strip(), "results: 0_Simple/vectorAdd/headline: variant nosuch has no PASS "
+                                          "record in the case in results/H200/results.json")
+            write(os.path.join(d, "0_Simple/vectorAdd/headline"), "case:\nwhy: w\n")
+            self.assertEqual(quiet(R.check_declarations, d), (0, ""))
+
+
+class InputErrors(unittest.TestCase):
+    """A missing file, bad JSON, no gnuplot: one line and exit 2, never a traceback."""
+
+    def run_tool(self, tool, *args, env=None):
+        return subprocess.run([sys.executable, os.path.join(ROOT, "tools", tool)] + list(args),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              env=env)
+
+    def test_compare_and_report(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            write(bad, "{ not json")
+            other = os.path.join(d, "other.json")
+            write(other, '{"schema": "something/1"}')
+            gone = os.path.join(d, "gone.json")
+            for args, msg in ((["compare", gone, H200_JSON], "gone.json: No such file or directory"),
+                              (["compare", H200_JSON, bad], "bad.json: not JSON"),
+                              (["compare", H200_JSON, other], "is not a cuda-samples-results/1 document"),
+                              (["report", gone], "gone.json"), (["convert", d], "no `make bench` run files"),
+                              (["compare", H200_JSON], "the following arguments are required: b")):
+                p = self.run_tool("results.py", *args)
+                self.assertEqual(p.returncode, 2, (args, p.stdout, p.stderr))
+                self.assertIn(msg, p.stderr)
+                self.assertNotIn("Traceback", p.stderr)
+                if args[0] != "compare" or len(args) == 3:
+                    self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+
+    def test_charts(self):
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "gnuplot"), "#!/bin/sh\nexit 0\n", 0o755)
+            only_python = os.pathsep.join([d, os.path.dirname(sys.executable)])
+            p = self.run_tool("charts.py", os.path.join(d, "gone.json"), env=dict(os.environ, PATH=only_python))
+            self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+            self.assertIn("charts: %s: No such file or directory" % os.path.join(d, "gone.json"), p.stderr)
+            os.remove(os.path.join(d, "gnuplot"))
+            p = self.run_tool("charts.py", H200_JSON, env=dict(os.environ, PATH=only_python))
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(p.stderr.strip().splitlines(), [
+                "charts: gnuplot is not installed (Debian package gnuplot-nox; make charts installs it "
+                "where it can): no chart drawn"])
 
 # ---- tables and the report ---------------------------------------------------------
 
@@ -337,12 +460,13 @@ class Tables(unittest.TestCase):
             self.assertRegex(r["date"], r"^\d{4}-\d\d-\d\d$")
         with tempfile.TemporaryDirectory() as d:
             write(os.path.join(d, R.NVIDIA_FILE), "NVIDIA H200\tx\ty\tz\t12\tteraflops\ts\t2026-01-01\n")
-            with self.assertRaises(SystemExit):
+            with self.assertRaises(R.InputError):
                 R.nvidia_figures(d)
 
     def test_report(self):
         text = R.report(fixture(), ROOT)
-        self.assertIn("| [vectorAdd](#vectoradd) | grid_stride_float4 4144 GB/s (98.21% of memcpy_d2d) | - |", text)
+        self.assertIn("| [vectorAdd](#vectoradd) | grid_stride_float4 4144 GB/s (98.21% of memcpy_d2d) "
+                      "| n=268435456 | - | - |", text)
         self.assertIn("![roofline](roofline.svg)", text)
         self.assertIn("![bandwidthTest_shmoo](bandwidthTest_shmoo.svg)", text)
         self.assertIn("147 records (147 PASS)", text)       # the shmoo run, summarised
@@ -499,7 +623,7 @@ class Charts(unittest.TestCase):
 
     def test_shmoo(self):
         doc = fixture()
-        runs = C.shmoo_runs(doc)
+        runs = R.shmoo_runs(doc)
         self.assertEqual(list(runs), ["bandwidthTest"])
         run, rs = runs["bandwidthTest"]
         self.assertEqual(run["args"], "--mode=shmoo --csv")
@@ -508,11 +632,11 @@ class Charts(unittest.TestCase):
         self.assertEqual(script.count(" << EOD"), 7)
         self.assertIn('"peak pcie_gen5_x16: 63.02 GB/s"', script)
         self.assertIn('"1 GiB" 1073741824', script)
-        self.assertEqual(C.chart_stems(doc), ["roofline", "bandwidthTest_shmoo"])
+        self.assertEqual(R.chart_stems(doc), ["roofline", "bandwidthTest_shmoo"])
 
     def test_committed_charts_exist(self):
         for p in __import__("glob").glob(os.path.join(ROOT, "results", "*", "results.json")):
-            for stem in C.chart_stems(R.load(p)):
+            for stem in R.chart_stems(R.load(p)):
                 for ext in (".svg", ".png"):
                     self.assertTrue(os.path.exists(os.path.join(os.path.dirname(p), stem + ext)),
                                     "%s%s missing beside %s: run make charts" % (stem, ext, p))

@@ -32,6 +32,7 @@ memory kind, with each record's peak (peak=, peak_gbps=) as a horizontal line.
 import ast
 import operator
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -84,7 +85,7 @@ def load_work(root=R.ROOT):
                 continue
             cells = line.split("\t")
             if len(cells) != 5:
-                raise SystemExit("%s:%d: 5 tab-separated columns, want sample when flops bytes why"
+                raise R.InputError("%s:%d: 5 tab-separated columns, want sample when flops bytes why"
                                  % (path, n))
             sample, when, flops, nbytes, why = cells
             cond = dict(c.split("=", 1) for c in when.split(",")) if when != "-" else {}
@@ -323,22 +324,6 @@ def roofline_script(doc, data, stem):
 
 # ---- the shmoo ---------------------------------------------------------------------
 
-SHMOO_KEYS = ("bytes", "direction", "memory", "gbps")
-
-
-def shmoo_runs(doc):
-    """{sample: its run with the most shmoo records (at least 2 sizes)}."""
-    best = {}
-    for run in doc["runs"]:
-        recs = [r for r in run["records"] if r.get("status") == "PASS"
-                and all(r.get(k) is not None for k in SHMOO_KEYS)]
-        if len(set(r["bytes"] for r in recs)) < 2:
-            continue
-        if run["sample"] not in best or len(recs) > len(best[run["sample"]][1]):
-            best[run["sample"]] = (run, recs)
-    return best
-
-
 def size_label(b):
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if b >= scale:
@@ -397,15 +382,10 @@ def shmoo_script(doc, run, recs, stem):
 # ---- drawing -----------------------------------------------------------------------
 
 
-def chart_stems(doc):
-    """The file stems drawn for a document: roofline, then <sample>_shmoo."""
-    return ["roofline"] + ["%s_shmoo" % s for s in sorted(shmoo_runs(doc))]
-
-
 def scripts(doc, root=R.ROOT, warn=None):
     """{stem: gnuplot script} for a document."""
     out = {"roofline": roofline_script(doc, roofline_data(doc, root, warn), "roofline")}
-    for sample, (run, recs) in sorted(shmoo_runs(doc).items()):
+    for sample, (run, recs) in sorted(R.shmoo_runs(doc).items()):
         stem = "%s_shmoo" % sample
         out[stem] = shmoo_script(doc, run, recs, stem)
     return out
@@ -438,14 +418,24 @@ def draw(path, root=R.ROOT, keep=None):
 
 def main(argv):
     import argparse
-    p = argparse.ArgumentParser(prog="charts.py", description="roofline and shmoo charts")
+    p = argparse.ArgumentParser(prog="charts.py", description="roofline and shmoo charts "
+                                "(exit 0 drawn, 1 gnuplot failed on a chart, 2 usage or input "
+                                "error: no gnuplot, a missing or unreadable results.json)")
     p.add_argument("files", nargs="+", help="results.json files")
     p.add_argument("--root", default=R.ROOT)
     p.add_argument("--keep-scripts", metavar="DIR", help="also save the gnuplot scripts in DIR")
     args = p.parse_args(argv)
+    if not shutil.which("gnuplot"):
+        print("charts: gnuplot is not installed (Debian package gnuplot-nox; make charts installs "
+              "it where it can): no chart drawn", file=sys.stderr)
+        return 2
     status = 0
-    for f in args.files:
-        status |= draw(f, args.root, args.keep_scripts)
+    try:
+        for f in args.files:
+            status |= draw(f, args.root, args.keep_scripts)
+    except R.InputError as e:
+        print("charts: %s" % e, file=sys.stderr)
+        return 2
     return status
 
 

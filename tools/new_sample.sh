@@ -73,6 +73,7 @@ fill test_sample_cpu.c.in "$dir/tests/test_${name}_cpu.c"
 fill README.md.in "$dir/README.md"
 fill Makefile.in "$dir/Makefile"
 fill mutants.in "$dir/mutants"
+fill headline.in "$dir/headline"
 
 tools/readme_samples.sh
 echo "new-sample: created $dir/:"

@@ -45,15 +45,33 @@ The figure of a record, the first of these it carries (not null):
 A record with none of them is judged by time_ms (lower is better).
 
 The headline of a sample (make run's summary, RESULTS.md), from its
-default run (no extra arguments):
-  1. a PASS record that says headline=1, if a sample marks one;
-  2. else, among PASS records with a figure that are not the CPU baseline
-     (variant=cpu), not the reference itself (variant = ref) and carry no
-     role= key (role=context: matrixMul's TF32 cuBLAS; role=floor:
+default run (no extra arguments). Each sample declares its case in
+<folder>/headline (format below); the records considered are the PASS
+records with a figure that carry every key=value of its `case:` (all of them
+when the case matches none: a --quick run, other sizes), and of those
+  1. the one of its `variant:`, if it names one;
+  2. else a record that says headline=1, if the sample marks one;
+  3. else, among records that are not the CPU baseline (variant=cpu), not
+     the reference itself (variant = ref) and carry no role= key
+     (role=context: matrixMul's TF32 cuBLAS; role=floor:
      streamOrderedAllocation's preallocated loop), the one with the highest
      pct_ref (pct_ref is "higher is better" for every sample: value over the
      reference's, or the reference's time over this one's);
-  3. else (no reference measured) the best figure.
+  4. else (no reference measured) the best figure.
+The summary names the headline's case (its size keys) and, for the keys of
+`across:`, the range of the same variant over their other values (the other
+inputs): "120.7% (input=degenerate) to 199.5% (input=uniform) of cub".
+
+<folder>/headline, one `key: value` a line, # comments:
+  case: input=uniform        key=value pairs the record carries (empty: any record)
+  variant: NAME              optional: this variant, not the rule's pick
+  across: input              optional: keys whose other values show the range
+  why: ...                   required: why this case speaks for the sample
+
+Exit status: 0 done; 1 a flagged regression (compare) or a committed file
+that disagrees with results.json (--check); 2 a usage or input error (a
+missing or unreadable file, a file that is not JSON or not a results
+document), with a one-line message.
 """
 import argparse
 import ast
@@ -198,7 +216,7 @@ def convert(directory, root=ROOT):
     runs = [r for r in (parse_run_file(p) for p in sorted(glob.glob(os.path.join(directory, "*.txt"))))
             if r is not None]
     if not runs:
-        raise SystemExit("results: no `make bench` run files in %s" % directory)
+        raise InputError("no `make bench` run files in %s" % directory)
     runs.sort(key=run_order(root))
     metas = [r.pop("_meta") for r in runs]
     devices = []
@@ -257,11 +275,21 @@ def dumps(doc):
     return "\n".join(["{"] + block(doc, 1, ()) + ["}"]) + "\n"
 
 
+class InputError(Exception):
+    """A file the command needs is missing, unreadable or not what it should
+    be: one line for the user, exit 2 (main)."""
+
+
 def load(path):
-    with open(path) as f:
-        doc = json.load(f, object_pairs_hook=collections.OrderedDict)
-    if doc.get("schema") != SCHEMA:
-        raise SystemExit("results: %s is not a %s document" % (path, SCHEMA))
+    try:
+        with open(path) as f:
+            doc = json.load(f, object_pairs_hook=collections.OrderedDict)
+    except OSError as e:
+        raise InputError("%s: %s" % (path, e.strerror or e))
+    except ValueError as e:
+        raise InputError("%s: not JSON (%s)" % (path, e))
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise InputError("%s is not a %s document" % (path, SCHEMA))
     doc["_path"] = path
     return doc
 
@@ -318,16 +346,67 @@ def size_text(rec):
     return " ".join("%s=%s" % (k, fmt(v)) for k, v in size_items(rec))
 
 
-def headline(records):
-    """The record that speaks for a sample (the rule is in the module comment)."""
-    passed = [r for r in records if r.get("status") == "PASS" and figure(r)]
-    for r in passed:
-        if r.get("headline") in (1, "1", "yes", True):
-            return r
-    cands = [r for r in passed
-             if r.get("variant") != "cpu" and r.get("variant") != r.get("ref") and "role" not in r]
-    if not cands:
+# ---- the headline ---------------------------------------------------------------
+
+DECLARATION = "headline"
+DECL_KEYS = ("case", "variant", "across", "why")
+
+
+def parse_declaration(text, where="headline"):
+    """The text of a <folder>/headline -> {"case": [(key, value)], "variant":
+    str or None, "across": [key], "why": str}; InputError names the line."""
+    found = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if not sep or key not in DECL_KEYS:
+            raise InputError("%s:%d: want one of %s, then ':'" % (where, n, ", ".join(DECL_KEYS)))
+        if key in found:
+            raise InputError("%s:%d: '%s:' given twice" % (where, n, key))
+        found[key] = (n, value)
+    for key in ("case", "why"):
+        if key not in found or (key == "why" and not found[key][1]):
+            raise InputError("%s: needs a '%s:' line%s" % (where, key, " saying why" if key == "why" else ""))
+    case = []
+    for item in found["case"][1].split():
+        k, sep, v = item.partition("=")
+        if not sep or not k or not v:
+            raise InputError("%s:%d: case: '%s' is not key=value" % (where, found["case"][0], item))
+        case.append((k, v))
+    variant = found.get("variant", (0, ""))[1] or None
+    return {"case": case, "variant": variant, "across": found.get("across", (0, ""))[1].split(),
+            "why": found["why"][1]}
+
+
+def load_declaration(sample, root=ROOT):
+    """The declaration of SAMPLE (None if its folder has no headline file)."""
+    folder = sample_dirs(root).get(sample)
+    if folder is None:
         return None
+    path = os.path.join(root, folder, DECLARATION)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return parse_declaration(f.read(), os.path.relpath(path, root))
+
+
+def matches(rec, pairs):
+    return all(k in rec and fmt(rec[k]) == v for k, v in pairs)
+
+
+def in_case(records, decl):
+    """The records of the declared case, or all of them if none matches it."""
+    if not decl or not decl["case"]:
+        return records
+    hit = [r for r in records if matches(r, decl["case"])]
+    return hit or records
+
+
+def best(cands):
+    """The highest pct_ref, else (no reference measured) the best figure."""
     with_ref = [r for r in cands if is_num(r.get("pct_ref"))]
     if with_ref:
         return max(with_ref, key=lambda r: r["pct_ref"])
@@ -336,6 +415,21 @@ def headline(records):
     if figure(same[0])[3]:
         return max(same, key=lambda r: figure(r)[1])
     return min(same, key=lambda r: figure(r)[1])
+
+
+def headline(records, decl=None):
+    """The record that speaks for a sample (the rule is in the module comment)."""
+    passed = in_case([r for r in records if r.get("status") == "PASS" and figure(r)], decl)
+    if decl and decl["variant"]:
+        mine = [r for r in passed if r.get("variant") == decl["variant"]]
+        if mine:
+            return best(mine)
+    for r in passed:
+        if r.get("headline") in (1, "1", "yes", True):
+            return r
+    cands = [r for r in passed
+             if r.get("variant") != "cpu" and r.get("variant") != r.get("ref") and "role" not in r]
+    return best(cands) if cands else None
 
 
 def ref_text(rec):
@@ -350,6 +444,46 @@ def headline_text(rec):
     t = "%s %s" % (rec["variant"], figure_text(figure(rec)))
     r = ref_text(rec)
     return t + (" (%s)" % r if r else "")
+
+
+def case_text(rec):
+    """The headline's case: its size keys ("n=536870912 input=uniform bins=256")."""
+    return size_text(rec) if rec is not None else ""
+
+
+def range_text(rec, records, decl):
+    """The same variant over the other values of the declared `across:` keys,
+    lowest to highest: "120.7% (input=degenerate) to 199.5% (input=uniform) of
+    cub"; "" when there is no other value."""
+    if rec is None or not decl or not decl["across"]:
+        return ""
+    fixed = [(k, fmt(v)) for k, v in size_items(rec) if k not in decl["across"]]
+    same = [r for r in records if r.get("status") == "PASS" and r.get("variant") == rec["variant"]
+            and figure(r) and "role" not in r and matches(r, fixed)]
+    if len(same) < 2:
+        return ""
+    label = lambda r: " ".join("%s=%s" % (k, fmt(r.get(k))) for k in decl["across"])   # noqa: E731
+    if is_num(rec.get("pct_ref")) and all(is_num(r.get("pct_ref")) for r in same):
+        value = lambda r: r["pct_ref"]                                          # noqa: E731
+        show = lambda r: "%s%% (%s, %s)" % (fmt(r["pct_ref"]), figure_text(figure(r)), label(r))   # noqa: E731
+        tail = " of %s" % rec["ref"]
+    else:
+        better_high = figure(rec)[3]
+        value = lambda r: figure(r)[1] if better_high else -figure(r)[1]        # noqa: E731
+        show = lambda r: "%s (%s)" % (figure_text(figure(r)), label(r))        # noqa: E731
+        tail = ""
+    lo, hi = min(same, key=value), max(same, key=value)
+    return "%s to %s%s, over %d %s values" % (show(lo), show(hi), tail, len(same), "/".join(decl["across"]))
+
+
+def headline_lines(records, decl):
+    """(headline text, "case ...; range ...") of a sample's records."""
+    rec = headline(records, decl)
+    detail = case_text(rec)
+    rng = range_text(rec, records, decl)
+    if rng:
+        detail += "; %s" % rng
+    return headline_text(rec), detail
 
 # ---- NVIDIA's own samples, as context ----------------------------------------
 
@@ -369,12 +503,12 @@ def nvidia_figures(root=ROOT):
                 continue
             cells = line.split("\t")
             if len(cells) != len(cols):
-                raise SystemExit("%s:%d: %d tab-separated columns, want %d (%s)"
+                raise InputError("%s:%d: %d tab-separated columns, want %d (%s)"
                                  % (path, n, len(cells), len(cols), " ".join(cols)))
             row = dict(zip(cols, cells))
             row["value"] = parse_value(row["value"])
             if not is_num(row["value"]) or row["unit"] not in ("gbps", "gflops"):
-                raise SystemExit("%s:%d: value must be a number and unit gbps or gflops" % (path, n))
+                raise InputError("%s:%d: value must be a number and unit gbps or gflops" % (path, n))
             rows.append(row)
     return rows
 
@@ -582,10 +716,28 @@ def device_text(doc):
     return "not recorded (no deviceQuery.json)"
 
 
-def chart_names(doc):
-    """The charts tools/charts.py draws from this document (file stems)."""
-    import charts   # beside this file
-    return charts.chart_stems(doc)
+# Which charts a document has is a question about its records, answered here;
+# tools/charts.py draws them (it imports this module, never the other way).
+SHMOO_KEYS = ("bytes", "direction", "memory", "gbps")
+
+
+def shmoo_runs(doc):
+    """{sample: its run with the most shmoo records (at least 2 sizes)}: the
+    records that carry bytes, direction, memory and gbps (bandwidthTest)."""
+    best = {}
+    for run in doc["runs"]:
+        recs = [r for r in run["records"] if r.get("status") == "PASS"
+                and all(r.get(k) is not None for k in SHMOO_KEYS)]
+        if len(set(r["bytes"] for r in recs)) < 2:
+            continue
+        if run["sample"] not in best or len(recs) > len(best[run["sample"]][1]):
+            best[run["sample"]] = (run, recs)
+    return best
+
+
+def chart_stems(doc):
+    """The file stems tools/charts.py draws for a document: roofline, then <sample>_shmoo."""
+    return ["roofline"] + ["%s_shmoo" % s for s in sorted(shmoo_runs(doc))]
 
 
 def parallel_rows(runs):
@@ -620,21 +772,27 @@ def report(doc, root=ROOT):
            "| clocks before | %s |" % md_cell(clocks_text(doc["clocks"]["before"])),
            "| clocks after | %s |" % md_cell(clocks_text(doc["clocks"]["after"])),
            "", "## Headlines", "",
-           "The rule that picks a sample's headline is in `tools/results.py`.", "",
-           "| sample | headline | NVIDIA's own sample on this GPU |", "|---|---|---|"]
+           "Each sample's case is declared in its folder's `headline` file (the rule is in "
+           "`tools/results.py`); the range is the same variant over the sample's other inputs.", "",
+           "| sample | headline | case | range | NVIDIA's own sample on this GPU |",
+           "|---|---|---|---|---|"]
     samples = []
     for run in doc["runs"]:
         if run["sample"] not in samples:
             samples.append(run["sample"])
     for s in samples:
         run = default_run(doc, s)
-        head = headline_text(headline(run["records"])) if run else "-"
+        decl = load_declaration(s, root)
+        rec = headline(run["records"], decl) if run else None
+        rng = range_text(rec, run["records"], decl) if run else ""
         ctx = "; ".join("`%s` %s %s %s" % (c["nvidia_sample"], c["size"], fmt(c["value"]),
                                             "GFLOP/s" if c["unit"] == "gflops" else "GB/s")
                         for c in context_rows(doc, s, nvidia))
-        out.append("| [%s](#%s) | %s | %s |" % (s, s.lower(), md_cell(head), md_cell(ctx or "-")))
+        out.append("| [%s](#%s) | %s | %s | %s | %s |" % (
+            s, s.lower(), md_cell(headline_text(rec)), md_cell(case_text(rec) or "-"),
+            md_cell(rng or "-"), md_cell(ctx or "-")))
     out += ["", "## Charts", ""]
-    for stem in chart_names(doc):
+    for stem in chart_stems(doc):
         out.append("![%s](%s.svg)" % (stem, stem))
         out.append("")
     out.append("Drawn by `tools/charts.py` (`make charts`) from results.json; PNG beside each SVG.")
@@ -762,12 +920,21 @@ def main(argv=None):
     m.add_argument("a")
     m.add_argument("b")
     m.add_argument("--threshold", type=float, default=5.0, help="percent (default 5)")
-    h = sub.add_parser("headline", help="the headline of one sample's output")
+    h = sub.add_parser("headline", help="the headline of one sample's output: two lines, "
+                       "the headline and its case (with the range over the other inputs)")
     h.add_argument("log")
-    for q in (c, r):
+    d = sub.add_parser("declarations", help="check every sample's headline file")
+    for q in (c, r, h, d):
         q.add_argument("--root", default=ROOT)
     args = p.parse_args(argv)
+    try:
+        return run_command(p, args)
+    except InputError as e:
+        print("results: %s" % e, file=sys.stderr)
+        return 2
 
+
+def run_command(p, args):
     if args.cmd == "convert":
         doc = convert(args.dir, args.root)
         out = args.out or os.path.join(args.dir, "results.json")
@@ -787,11 +954,61 @@ def main(argv=None):
             p.error("--threshold must be >= 0")
         return 1 if compare(load(args.a), load(args.b), args.threshold) else 0
     if args.cmd == "headline":
-        with open(args.log, errors="replace") as f:
-            records, _ = parse_output(f.read().splitlines())
-        print(headline_text(headline(records)))
+        try:
+            with open(args.log, errors="replace") as f:
+                records, _ = parse_output(f.read().splitlines())
+        except OSError as e:
+            raise InputError("%s: %s" % (args.log, e.strerror or e))
+        sample = most_common(r.get("sample") for r in records)
+        text, detail = headline_lines(records, load_declaration(sample, args.root) if sample else None)
+        print(text)
+        print(detail)
         return 0
+    if args.cmd == "declarations":
+        return check_declarations(args.root)
     return 2
+
+
+def check_declarations(root=ROOT):
+    """Every sample folder has a headline file that parses, and in each
+    committed results.json the declared case and variant name a PASS record
+    of the sample's default run. Prints each problem; 1 if any."""
+    problems = []
+    decls = {}
+    for sample, folder in sorted(sample_dirs(root).items()):
+        if folder.startswith("8_Debugging" + os.sep):
+            continue                        # case studies: no headline, not in make run or bench
+        try:
+            decls[sample] = load_declaration(sample, root)
+        except InputError as e:
+            problems.append(str(e))
+            continue
+        if decls[sample] is None:
+            problems.append("%s/%s: missing (every sample declares its headline's case)"
+                            % (folder, DECLARATION))
+    for path in sorted(glob.glob(os.path.join(root, "results", "*", "results.json"))):
+        doc = load(path)
+        for sample, decl in sorted(decls.items()):
+            run = default_run(doc, sample)
+            if decl is None or run is None:
+                continue
+            passed = [r for r in run["records"] if r.get("status") == "PASS" and figure(r)]
+            where = "%s/%s" % (sample_dirs(root)[sample], DECLARATION)
+            hit = [r for r in passed if matches(r, decl["case"])]
+            if decl["case"] and not hit:
+                problems.append("%s: case %s matches no PASS record of %s's default run in %s" % (
+                    where, " ".join("%s=%s" % kv for kv in decl["case"]), sample,
+                    os.path.relpath(path, root)))
+            elif decl["variant"] and not any(r.get("variant") == decl["variant"] for r in hit):
+                problems.append("%s: variant %s has no PASS record in the case in %s" % (
+                    where, decl["variant"], os.path.relpath(path, root)))
+            for k in decl["across"]:
+                if not any(k in r for r in passed):
+                    problems.append("%s: across %s: no record of %s carries that key in %s" % (
+                        where, k, sample, os.path.relpath(path, root)))
+    for msg in problems:
+        print("results: %s" % msg)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

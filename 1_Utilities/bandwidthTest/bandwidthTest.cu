@@ -26,8 +26,9 @@
  *         bin/bandwidthTest --mode=range --start=1M --end=64M --increment=1M --dir=h2d
  *         bin/bandwidthTest --memory=pinned --csv --device=all
  *         bin/bandwidthTest --quick              1 MiB per direction, 3 trials (sanitizers)
- * Variants (direction_memory): h2d_pinned d2h_pinned d2d h2d_pageable d2h_pageable
- *   h2d_wc d2h_wc. Device-to-device bytes are counted read + write (2 x size);
+ * Results, one per direction and host memory (variant=direction_memory in the
+ *   RESULT lines; chosen with --dir and --memory, there is no --variant):
+ *   h2d_pinned d2h_pinned d2d h2d_pageable d2h_pageable h2d_wc d2h_wc. Device-to-device bytes are counted read + write (2 x size);
  *   host transfers once. pct_peak: HBM peak (memory clock x 2 x bus width / 8)
  *   for D2D; the PCIe link's max generation x width (from NVML, loaded at run
  *   time) for host transfers, omitted when NVML is absent. buffers=K on a
@@ -150,7 +151,8 @@ static const opt_spec sample_opts[] = {
 static const opts_config cfg = {
     "bandwidthTest", "host<->device and device<->device copy bandwidth, verified copies",
     sample_opts, (int)(sizeof sample_opts / sizeof sample_opts[0]),
-    "Variants: h2d_pinned d2h_pinned d2d h2d_pageable d2h_pageable h2d_wc d2h_wc.\n"
+    "Results: one per direction and host memory, named variant=<dir>_<memory> (h2d_pinned\n"
+    "d2h_pinned d2d h2d_pageable d2h_pageable h2d_wc d2h_wc): choose them with --dir and --memory.\n"
     "Device-to-device bytes are counted read + write; host transfers once. --reps is the\n"
     "number of timed trials (median reported). --quick: 1 MiB per direction, 3 trials.\n"
     "Every mode also checks odd sizes (3 bytes, 1 MiB + 7 bytes) of each transfer first.",

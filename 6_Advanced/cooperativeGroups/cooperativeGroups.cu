@@ -241,13 +241,23 @@ static void build_help_from_table(void)
 
 #define CHECK_REPEATS 8
 
+/* Host buffers of the checks: y, the partials and the CPU's per-block sums. */
+typedef struct {
+    float *y;
+    float *partials;     /* grid */
+    double *want;        /* grid: coop_block_sums */
+} check_bufs;
+
 /* One checked run at n elements: y poisoned (NaN) with its guard zone, the
  * partials and the total poisoned too, so a partial read before it was
- * written turns the total, and every y, into NaN. Then y and the total are
- * compared with x / S and S (coop_ref.h derives the tolerance). */
+ * written turns the total, and every y, into NaN. Then every block's
+ * partial is compared with the CPU's sum of that block's elements (exactly:
+ * the inputs are integers, coop_ref.h), the total with S and y with x / S
+ * (coop_ref.h derives the tolerances). */
 static int check_variant(const variant *v, const coop_ctx *ctx, size_t n, const float *h_x,
-                         float *h_y, cudaStream_t s)
+                         check_bufs *hb, cudaStream_t s)
 {
+    float *h_y = hb->y;
     coop_ctx c = *ctx;
     c.n = n;
     size_t bytes = n * sizeof(float);
@@ -259,10 +269,15 @@ static int check_variant(const variant *v, const coop_ctx *ctx, size_t n, const 
     CUDA_CHECK(cudaMemcpy(h_y, c.y, bytes, cudaMemcpyDeviceToHost));
     float total = 0;
     CUDA_CHECK(cudaMemcpy(&total, c.total, sizeof total, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(hb->partials, c.partials, c.grid * sizeof(float), cudaMemcpyDeviceToHost));
     double S = cpu_sum_f32(h_x, n);
     char what[96];
+    snprintf(what, sizeof what, "%s(n=%zu) partials", v->name, n);
+    coop_block_sums(h_x, n, c.grid, (unsigned)c.block, hb->want);
+    size_t bad = coop_check_partials(what, hb->partials, hb->want, c.grid,
+                                     coop_partial_rel_tol(n, c.grid, (unsigned)c.block));
     snprintf(what, sizeof what, "%s(n=%zu) y", v->name, n);
-    size_t bad = coop_check(what, h_x, h_y, n, S, coop_rel_tol(n, c.grid, (unsigned)c.block));
+    bad += coop_check(what, h_x, h_y, n, S, coop_rel_tol(n, c.grid, (unsigned)c.block));
     double sum_tol = coop_sum_rel_tol(n, c.grid, (unsigned)c.block);
     if (!close_enough(total, S, 0.0, sum_tol)) {
         fprintf(stderr, "  %s(n=%zu): total %.9g, expected %.9g (relative tolerance %.3g)\n",
@@ -337,10 +352,15 @@ int main(int argc, char **argv)
                 dev.sm_count, ctx.grid, ctx.block);
 
     float *h_x = (float *)malloc(bytes), *h_y = (float *)malloc(bytes);
-    if (!h_x || !h_y) {
+    check_bufs hb = {h_y, (float *)malloc(ctx.grid * sizeof(float)),
+                     (double *)malloc(ctx.grid * sizeof(double))};
+    if (!h_x || !h_y || !hb.partials || !hb.want) {
         report_fail("out of host memory (%zu bytes)", 2 * bytes);
         return report_finish();
     }
+    if (!coop_partials_exact(max_n, ctx.grid, (unsigned)ctx.block))
+        report_note("at n = %zu a block's partial can pass 2^24: partials are checked within a "
+                    "tolerance, not exactly (coop_ref.h)", max_n);
     coop_input(o.seed, h_x, max_n);
     float *d_x;
     CUDA_CHECK(cudaMalloc(&d_x, bytes));
@@ -364,9 +384,9 @@ int main(int argc, char **argv)
         ok[v] = 1;
         for (size_t k = 0; k < sizeof check_only / sizeof check_only[0]; k++)
             for (int rep = 0; rep < CHECK_REPEATS && ok[v] && check_only[k] < max_n; rep++)
-                ok[v] &= check_variant(&variants[v], &ctx, check_only[k], h_x, h_y, s);
+                ok[v] &= check_variant(&variants[v], &ctx, check_only[k], h_x, &hb, s);
         for (int k = 0; k < n_timed; k++)
-            ok[v] &= check_variant(&variants[v], &ctx, timed_n[k], h_x, h_y, s);
+            ok[v] &= check_variant(&variants[v], &ctx, timed_n[k], h_x, &hb, s);
     }
 
     /* One block more than fits: the driver must refuse the launch (it
@@ -448,5 +468,7 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaFree(ctx.total));
     free(h_x);
     free(h_y);
+    free(hb.partials);
+    free(hb.want);
     return report_finish();
 }

@@ -74,25 +74,119 @@ __global__ void accumulate(const unsigned int *tmp, unsigned int *acc, int n)
     if (i < n) acc[i] = 3u * acc[i] + tmp[i];
 }
 
+/* Checked runs only (below): holds stream s until the reuse probe on another
+ * stream has filled its buffer (*go set), or about max_us microseconds. */
+__global__ void hold_until(const volatile int *go, int max_us)
+{
+    for (int us = 0; us < max_us && !*go; us++) __nanosleep(1000);
+}
+
+__global__ void set_flag(volatile int *go)
+{
+    *go = 1;
+}
+
 /* ---- launchers ---------------------------------------------------------- */
 
 typedef enum { ALLOC_MALLOC, ALLOC_ASYNC, ALLOC_NONE } alloc_kind;
 
+/* What a checked run adds to the loop (NULL in a timed run, which runs the
+ * loop as it is shown):
+ *  - a guard zone after every temporary: CHECK_GUARD_BYTES allocated after
+ *    its n words, poisoned in stream order when it is allocated, copied back
+ *    before it is freed and compared after the iteration: a temporary
+ *    allocated too small (n bytes instead of n words) is written past its
+ *    end, into the guard, by produce;
+ *  - for the stream-ordered variants, the reuse probe: once produce has
+ *    written the temporary, another stream (probe) allocates a buffer of the
+ *    same size from the same pool and fills it with 0xFF, while accumulate
+ *    waits (hold_until) for that fill. Freed in s's order, the temporary is
+ *    still in use then: the pool cannot hand it out, the probe gets other
+ *    memory (or the same after accumulate), and the result is right. Freed
+ *    out of s's order (cudaFreeAsync on another stream: nothing orders it
+ *    after accumulate), it can go back to the pool at once: the probe's
+ *    buffer is the temporary, the fill overwrites it before accumulate reads
+ *    it, and acc is wrong. */
+typedef struct {
+    unsigned char *guard;       /* pinned: the guard zone copied back */
+    size_t guard_bad;           /* guard bytes found changed */
+    const char *what;
+    int probe;                  /* this variant gets the reuse probe */
+    cudaStream_t probe_stream;  /* non-blocking: no implicit order with s */
+    cudaEvent_t produced;       /* recorded on s after produce */
+    int *go;                    /* device flag: the probe's fill is done */
+} loop_checks;
+
+/* The hold's limit: long enough for the host to reach the probe, short
+ * enough that a pool which orders the probe after the free (it may insert
+ * that dependency itself) costs little. */
+#define HOLD_MAX_US 50000
+
 typedef struct {
     const unsigned int *in;
     unsigned int *acc;          /* the result (guarded) */
-    unsigned int *prealloc;     /* the preallocated variant's temporary */
+    unsigned int *prealloc;     /* the preallocated variant's temporary (guarded) */
     int n, block, iters;
+    loop_checks *chk;           /* NULL: a timed run */
 } loop_ctx;
 
-/* One iteration's compute on a temporary, whichever way it was allocated. */
+/* The temporary holds n words. */
+static size_t temp_bytes(const loop_ctx *c)
+{
+    return (size_t)c->n * sizeof(unsigned int);
+}
+
+/* What to allocate for it: a checked run adds the guard zone. */
+static size_t alloc_bytes(const loop_ctx *c)
+{
+    return temp_bytes(c) + (c->chk ? CHECK_GUARD_BYTES : 0);
+}
+
+/* One iteration's compute on a temporary, whichever way it was allocated;
+ * a checked run poisons the guard first, and, with the probe, holds
+ * accumulate until the probe has had its chance. */
 static void compute(const loop_ctx *c, unsigned int *tmp, int t, cudaStream_t s)
 {
+    loop_checks *k = c->chk;
     int grid = (c->n + c->block - 1) / c->block;
+    if (k) CUDA_CHECK(cudaMemsetAsync((char *)tmp + temp_bytes(c), 0xFF, CHECK_GUARD_BYTES, s));
+    if (k && k->probe) CUDA_CHECK(cudaMemsetAsync(k->go, 0, sizeof(int), s));
     produce<<<grid, c->block, 0, s>>>(c->in, tmp, c->n, (unsigned int)t);
     CHECK_LAUNCH();
+    if (k && k->probe) {
+        CUDA_CHECK(cudaEventRecord(k->produced, s));
+        hold_until<<<1, 1, 0, s>>>(k->go, HOLD_MAX_US);
+        CHECK_LAUNCH();
+    }
     accumulate<<<grid, c->block, 0, s>>>(tmp, c->acc, c->n);
     CHECK_LAUNCH();
+    if (k) CUDA_CHECK(cudaMemcpyAsync(k->guard, (char *)tmp + temp_bytes(c), CHECK_GUARD_BYTES,
+                                      cudaMemcpyDeviceToHost, s));
+}
+
+/* After the temporary's free (checked runs): the reuse probe (loop_checks). */
+static void reuse_probe(const loop_ctx *c)
+{
+    loop_checks *k = c->chk;
+    if (!k || !k->probe) return;
+    CUDA_CHECK(cudaEventSynchronize(k->produced));   /* a free out of order has completed by now */
+    CUDA_CHECK(cudaStreamWaitEvent(k->probe_stream, k->produced, 0));
+    void *q;
+    CUDA_CHECK(cudaMallocAsync(&q, alloc_bytes(c), k->probe_stream));
+    CUDA_CHECK(cudaMemsetAsync(q, 0xFF, temp_bytes(c), k->probe_stream));
+    set_flag<<<1, 1, 0, k->probe_stream>>>(k->go);
+    CHECK_LAUNCH();
+    CUDA_CHECK(cudaFreeAsync(q, k->probe_stream));
+}
+
+/* After the iteration's synchronisation (checked runs): the probe done, the
+ * guard copied back is compared. */
+static void iteration_checked(const loop_ctx *c)
+{
+    loop_checks *k = c->chk;
+    if (!k) return;
+    if (k->probe) CUDA_CHECK(cudaStreamSynchronize(k->probe_stream));
+    k->guard_bad += check_guard_host(k->what, k->guard, CHECK_GUARD_BYTES);
 }
 
 /* cudaMalloc is not stream-ordered and cudaFree waits for the whole device
@@ -103,10 +197,11 @@ static void run_malloc_free(void *p, cudaStream_t s)
     const loop_ctx *c = (const loop_ctx *)p;
     for (int t = 0; t < c->iters; t++) {
         unsigned int *tmp;
-        CUDA_CHECK(cudaMalloc(&tmp, (size_t)c->n * sizeof(unsigned int)));
+        CUDA_CHECK(cudaMalloc(&tmp, alloc_bytes(c)));
         compute(c, tmp, t, s);
         CUDA_CHECK(cudaFree(tmp));
         CUDA_CHECK(cudaStreamSynchronize(s));
+        iteration_checked(c);
     }
 }
 
@@ -119,10 +214,12 @@ static void run_async(void *p, cudaStream_t s)
     const loop_ctx *c = (const loop_ctx *)p;
     for (int t = 0; t < c->iters; t++) {
         unsigned int *tmp;
-        CUDA_CHECK(cudaMallocAsync((void **)&tmp, (size_t)c->n * sizeof(unsigned int), s));
+        CUDA_CHECK(cudaMallocAsync((void **)&tmp, alloc_bytes(c), s));
         compute(c, tmp, t, s);
         CUDA_CHECK(cudaFreeAsync(tmp, s));
+        reuse_probe(c);
         CUDA_CHECK(cudaStreamSynchronize(s));
+        iteration_checked(c);
     }
 }
 
@@ -132,6 +229,7 @@ static void run_preallocated(void *p, cudaStream_t s)
     for (int t = 0; t < c->iters; t++) {
         compute(c, c->prealloc, t, s);
         CUDA_CHECK(cudaStreamSynchronize(s));
+        iteration_checked(c);
     }
 }
 
@@ -226,17 +324,24 @@ static void pool_prepare(cudaMemPool_t pool, unsigned long long threshold)
 }
 
 /* One checked loop at n elements: acc poisoned with its guard zone, then
- * zeroed over [0, n); the loop; acc copied back asynchronously into pinned
- * memory poisoned beforehand; the stream synchronised; acc compared exactly
- * with soa_expected and the guard checked. For the stream-ordered
- * variants the pool must hold no allocation afterwards: a temporary that is
- * never freed shows here (used memory above zero). */
-static int check_variant(const variant *v, const loop_ctx *ctx, int n, const unsigned int *h_in,
-                         unsigned int *h_want, unsigned int *h_got, cudaMemPool_t pool,
-                         cudaStream_t s)
+ * zeroed over [0, n); the loop, with the checks of loop_checks (every
+ * temporary's guard zone, the reuse probe); acc copied back asynchronously
+ * into pinned memory poisoned beforehand; the stream synchronised; acc
+ * compared exactly with soa_expected and the guards checked. For the
+ * stream-ordered variants the pool must hold no allocation afterwards: a
+ * temporary that is never freed shows here (used memory above zero). */
+static int check_variant(const variant *v, const loop_ctx *ctx, loop_checks *chk, int n,
+                         const unsigned int *h_in, unsigned int *h_want, unsigned int *h_got,
+                         cudaMemPool_t pool, cudaStream_t s)
 {
     loop_ctx x = *ctx;
     x.n = n;
+    char tmp_what[96];
+    snprintf(tmp_what, sizeof tmp_what, "%s(n=%d) temporary", v->name, n);
+    chk->guard_bad = 0;
+    chk->what = tmp_what;
+    chk->probe = v->alloc == ALLOC_ASYNC;
+    x.chk = chk;
     size_t bytes = (size_t)n * sizeof(unsigned int);
     poison_guarded(x.acc, bytes);
     CUDA_CHECK(cudaMemset(x.acc, 0, bytes));   /* legacy stream: s is blocking, so ordered */
@@ -248,6 +353,7 @@ static int check_variant(const variant *v, const loop_ctx *ctx, int n, const uns
     char what[96];
     snprintf(what, sizeof what, "%s(n=%d, %d iterations) acc", v->name, n, x.iters);
     size_t bad = check_exact_u32(what, h_got, h_want, (size_t)n);
+    bad += chk->guard_bad;
     bad += check_guard(what, x.acc, bytes);
     if (v->alloc == ALLOC_ASYNC) {
         pool_state st;
@@ -322,26 +428,35 @@ int main(int argc, char **argv)
     loop_ctx ctx;
     ctx.in = d_in;
     ctx.acc = (unsigned int *)guarded_malloc(bytes);
-    CUDA_CHECK(cudaMalloc(&ctx.prealloc, bytes));
+    ctx.prealloc = (unsigned int *)guarded_malloc(bytes);
     ctx.n = n;
     ctx.block = (int)opt_block;
     ctx.iters = iters;
+    ctx.chk = NULL;
+    loop_checks chk;
+    memset(&chk, 0, sizeof chk);
+    CUDA_CHECK(cudaMallocHost(&chk.guard, CHECK_GUARD_BYTES));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&chk.probe_stream, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreateWithFlags(&chk.produced, cudaEventDisableTiming));
+    CUDA_CHECK(cudaMalloc(&chk.go, sizeof(int)));
     report_note("n=%d (%.1f MiB temporary), %d iterations per timed run, each: allocate, produce, "
                 "accumulate, free, cudaStreamSynchronize; median of %d runs", n,
                 soa_mib(bytes), iters, reps);
 
     /* Check every variant at sizes that are not multiples of the block,
-     * then at n; the pool emptied and set to the variant's threshold first. */
+     * then at n; the pool emptied and set to the variant's threshold first.
+     * A variant stops at its first failure: a loop that writes past what it
+     * allocated would only go further past it at a larger size. */
     const int small_sizes[] = {1, 1000, 4097};
     int ok[N_VARIANTS];
     for (int v = 0; v < N_VARIANTS; v++) {
         ok[v] = 1;
         if (variants[v].alloc == ALLOC_ASYNC) pool_prepare(pool, variants[v].threshold);
         for (size_t k = 0; k < sizeof small_sizes / sizeof small_sizes[0]; k++)
-            if (small_sizes[k] < n)
-                ok[v] &= check_variant(&variants[v], &ctx, small_sizes[k], h_in, h_want, h_got,
-                                       pool, s);
-        ok[v] &= check_variant(&variants[v], &ctx, n, h_in, h_want, h_got, pool, s);
+            if (small_sizes[k] < n && ok[v])
+                ok[v] = check_variant(&variants[v], &ctx, &chk, small_sizes[k], h_in, h_want,
+                                      h_got, pool, s);
+        if (ok[v]) ok[v] = check_variant(&variants[v], &ctx, &chk, n, h_in, h_want, h_got, pool, s);
     }
 
     /* Time: every selected variant, the reference and the floor. */
@@ -420,7 +535,11 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
     CUDA_CHECK(cudaStreamDestroy(s));
     guarded_free(ctx.acc);
-    CUDA_CHECK(cudaFree(ctx.prealloc));
+    guarded_free(ctx.prealloc);
+    CUDA_CHECK(cudaFreeHost(chk.guard));
+    CUDA_CHECK(cudaStreamDestroy(chk.probe_stream));
+    CUDA_CHECK(cudaEventDestroy(chk.produced));
+    CUDA_CHECK(cudaFree(chk.go));
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFreeHost(h_got));
     free(h_in);

@@ -3,12 +3,15 @@
  *   sz_report.c   a compute-sanitizer XML report -> detections (kind, kernel,
  *                 file:line, thread/block, count)
  *   sz_expect.c   the sanitize.expect format, matching and the verdict
- *   sz_output.c   the terminal table, the JSON report, JUnit XML, and the
- *                 cleaning of every string that reaches a terminal or file
+ *   sz_text.c     the cleaning of every string that reaches a terminal or file
+ *   sz_output.c   the terminal table, the JSON report, JUnit XML
  *   sz_proc.c     running one command contained (pid and network namespaces,
  *                 else a subreaper), with a time limit and a capped output pipe;
  *                 splitting an argument string
  *   main.c        command line, suite discovery, the output folder, workers
+ * They use each other without a cycle (A <- B: B uses A):
+ *   sz_text <- sz_proc, sz_report (and xml) <- sz_expect <- sz_output <- main
+ * (tests/test_layering.sh reads it from the objects' symbols).
  * Host-only C11 (Linux for sz_proc.c).
  */
 #ifndef SANITIZE_H
@@ -36,7 +39,13 @@ int sz_tool_parse(const char *name); /* -1 if unknown */
 #define SZ_MAX_DETECTIONS 10000
 #define SZ_MAX_RECORD_ELEMENTS 10000
 
-/* ---- text ------------------------------------------------------------- */
+/* ---- text (sz_text.c) --------------------------------------------------- */
+/* The length of the valid UTF-8 sequence at p (at most avail bytes), its
+ * code point in *cp; 0 if the bytes there are not one. */
+size_t sz_utf8_seq(const unsigned char *p, size_t avail, unsigned *cp);
+/* 1 for a code point a terminal acts on or that reorders text (C0, DEL, C1,
+ * bidirectional controls, U+FFFE/U+FFFF). */
+int sz_is_control(unsigned cp);
 /* Copy src into dst (len bytes with the NUL) as valid UTF-8 without
  * terminal controls: each byte that is not part of valid UTF-8 and each C0
  * or C1 control, DEL, bidirectional override or isolate becomes '?' (tab,

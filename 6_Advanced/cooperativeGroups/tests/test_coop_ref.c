@@ -1,6 +1,7 @@
-/* test_coop_ref.c: the host side of cooperativeGroups: the input, the
- * derived tolerance (it holds for a float sum done the GPU's way, and it is
- * tight enough to see one dropped element), the CPU variant and the check. */
+/* test_coop_ref.c: the host side of cooperativeGroups: the integer input,
+ * where the partials are exact (then one dropped element fails at every
+ * size), the derived tolerance of the total (it holds for a float sum done
+ * the GPU's way), the CPU variant and the checks. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -13,65 +14,119 @@
 #include "coop_ref.h"
 #include "cpu_ref.h"
 
-static void input_is_positive_and_seeded(void **state)
+static void input_is_small_integers_and_seeded(void **state)
 {
     (void)state;
     float a[1000], b[1000], c[1000];
     coop_input(1, a, 1000);
     coop_input(1, b, 1000);
     coop_input(2, c, 1000);
-    int same = 0;
+    int same = 0, seen[COOP_INPUT_MAX + 1] = {0};
     for (int i = 0; i < 1000; i++) {
-        assert_true(a[i] >= 0.5f && a[i] < 1.5f);
+        assert_true(a[i] >= 1.0f && a[i] <= (float)COOP_INPUT_MAX && a[i] == floorf(a[i]));
         assert_true(a[i] == b[i]);
         same += a[i] == c[i];
+        seen[(int)a[i]] = 1;
     }
-    assert_true(same < 10);
+    assert_true(same < 1000 / COOP_INPUT_MAX * 2);   /* another seed: about 1 in 8 equal */
+    for (int v = 1; v <= COOP_INPUT_MAX; v++) assert_true(seen[v]);
 }
 
-static void depth_counts_the_longest_chain_of_additions(void **state)
+static void depths_and_where_partials_are_exact(void **state)
 {
     (void)state;
-    /* 1056 blocks of 256 threads: 270336 threads; 2^26+1 elements need 249
-     * per thread; 1056 partials over 256 threads: 5 each; trees 10 + 10. */
-    assert_true(coop_sum_depth((1u << 26) + 1, 1056, 256) == 249 + 10 + 5 + 10);
-    assert_true(coop_sum_depth(1, 1056, 256) == 1 + 10 + 5 + 10);
+    /* 1056 blocks of 256 threads (the H200): 270336 threads; 2^26+1 elements
+     * need 249 per thread; 1056 partials over 256 threads: 5 each; trees 10. */
+    const size_t big = (1u << 26) + 1;
+    assert_true(coop_partial_depth(big, 1056, 256) == 249 + 10);
+    assert_true(coop_total_depth(1056, 256) == 5 + 10);
+    /* a block's partial: at most 249 * 256 elements of at most 8: below 2^24 */
+    assert_true(coop_partials_exact(big, 1056, 256));
+    assert_true(coop_partial_rel_tol(big, 1056, 256) == 0.0);
+    assert_true(coop_sum_rel_tol(big, 1056, 256) == (15 + 2) * FLT_EPSILON);
     assert_true(coop_rel_tol(1000, 1056, 256) > coop_sum_rel_tol(1000, 1056, 256));
-    assert_true(coop_sum_rel_tol(1u << 26, 1056, 256) < 1e-4);
+    /* 16 blocks: 16385 per thread x 256 x 8 > 2^24: a tolerance instead */
+    assert_false(coop_partials_exact(big, 16, 256));
+    assert_true(coop_partial_rel_tol(big, 16, 256) == (16385 + 10 + 2) * FLT_EPSILON);
+    assert_true(coop_sum_rel_tol(big, 16, 256) > coop_partial_rel_tol(big, 16, 256));
 }
 
-/* Simulate the GPU's order of float additions (a grid-stride loop per
- * thread, then pairwise trees) and check the result is inside the
- * tolerance; then drop one element and check a small size sees it. */
-static float gpu_order_sum(const float *x, size_t n, unsigned grid, unsigned block)
+/* The GPU's partials, made the GPU's way in float: each thread's grid-stride
+ * share, then a pairwise tree over the block's threads. */
+static void gpu_partials(const float *x, size_t n, unsigned grid, unsigned block, float *out)
 {
     size_t threads = (size_t)grid * block;
     float *t = calloc(threads, sizeof *t);
     for (size_t i = 0; i < n; i++) t[i % threads] += x[i];
-    for (size_t w = threads / 2; w >= 1; w /= 2)   /* a tree over all threads */
-        for (size_t i = 0; i < w; i++) t[i] += t[i + w];
-    float s = t[0];
+    for (unsigned b = 0; b < grid; b++) {
+        float *tb = t + (size_t)b * block;
+        for (unsigned w = block / 2; w >= 1; w /= 2)
+            for (unsigned i = 0; i < w; i++) tb[i] += tb[i + w];
+        out[b] = tb[0];
+    }
     free(t);
-    return s;
 }
 
-static void tolerance_holds_for_the_gpu_order_and_sees_a_dropped_element(void **state)
+/* The partials are exact: equal to the CPU's per-block sums at every size,
+ * 2^26+1 included; one element dropped there is one wrong partial, though
+ * the total moves by at most 8 in 3e8, inside any tolerance of a float sum. */
+static void partials_are_exact_and_one_dropped_element_fails_at_every_size(void **state)
 {
     (void)state;
-    const unsigned grid = 64, block = 256;   /* threads a power of two, for the tree above */
-    const size_t sizes[] = {1, 31, 1000, 4097, (1u << 17) + 3, 1u << 22};
-    float *x = malloc(((size_t)1 << 22) * sizeof *x);
-    coop_input(2026, x, (size_t)1 << 22);
+    const unsigned grid = 1056, block = 256;
+    const size_t sizes[] = {1, 31, 1000, 4097, (1u << 17) + 3, (1u << 16) + 1, (1u << 26) + 1};
+    const size_t max_n = (1u << 26) + 1;
+    float *x = malloc(max_n * sizeof *x), *got = malloc(grid * sizeof *got);
+    double *want = malloc(grid * sizeof *want);
+    assert_non_null(x);
+    coop_input(2026, x, max_n);
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-        size_t n = sizes[k];
-        double S = cpu_sum_f32(x, n);
-        float g = gpu_order_sum(x, n, grid, block);
-        assert_true(fabs(g - S) <= coop_sum_rel_tol(n, grid, block) * S);
-        if (n > 1 && n <= 4097) {   /* one element less: outside the tolerance */
-            float d = gpu_order_sum(x, n - 1, grid, block);
-            assert_true(fabs(d - S) > coop_sum_rel_tol(n, grid, block) * S);
+        size_t n = sizes[k], drop = n / 2;
+        assert_true(coop_partials_exact(n, grid, block));
+        coop_block_sums(x, n, grid, block, want);
+        gpu_partials(x, n, grid, block, got);
+        assert_int_equal(coop_check_partials("p", got, want, grid, 0.0), 0);
+        float kept = x[drop];
+        x[drop] = 0.0f;                             /* the element phase one dropped */
+        gpu_partials(x, n, grid, block, got);
+        x[drop] = kept;
+        assert_int_equal(coop_check_partials("p", got, want, grid, 0.0), 1);
+        if (n == max_n) {   /* what a tolerance on the sum alone (the partials' depth too) let pass */
+            double S = cpu_sum_f32(x, n);
+            double loose = (coop_partial_depth(n, grid, block) + coop_total_depth(grid, block) + 2) * FLT_EPSILON;
+            assert_true(kept <= loose * S / 1000);      /* a thousand of them would pass */
         }
     }
+    free(x);
+    free(got);
+    free(want);
+}
+
+/* The total from the partials, the GPU's way (a thread's share of the
+ * partials, then a tree), stays inside coop_sum_rel_tol; NaN never passes a
+ * partial. */
+static void total_tolerance_holds_and_partial_checks_refuse_nan(void **state)
+{
+    (void)state;
+    const unsigned grid = 1056, block = 256;
+    const size_t n = (1u << 22) + 5;
+    float *x = malloc(n * sizeof *x), p[1056];
+    double want[1056];
+    coop_input(7, x, n);
+    coop_block_sums(x, n, grid, block, want);
+    for (unsigned b = 0; b < grid; b++) p[b] = (float)want[b];
+    float t[256] = {0};
+    for (unsigned j = 0; j < grid; j++) t[j % block] += p[j];
+    for (unsigned w = block / 2; w >= 1; w /= 2)
+        for (unsigned i = 0; i < w; i++) t[i] += t[i + w];
+    double S = cpu_sum_f32(x, n);
+    assert_true(fabs(t[0] - S) <= coop_sum_rel_tol(n, grid, block) * S);
+    p[3] = NAN;
+    assert_int_equal(coop_check_partials("p", p, want, grid, 0.0), 1);
+    assert_int_equal(coop_check_partials("p", p, want, grid, 1.0), 1);
+    p[3] = (float)want[3] + 1.0f;                   /* one more: within a loose tolerance only */
+    assert_int_equal(coop_check_partials("p", p, want, grid, 0.0), 1);
+    assert_int_equal(coop_check_partials("p", p, want, grid, 1e-3), 0);
     free(x);
 }
 
@@ -98,9 +153,10 @@ static void cpu_variant_and_check(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(input_is_positive_and_seeded),
-        cmocka_unit_test(depth_counts_the_longest_chain_of_additions),
-        cmocka_unit_test(tolerance_holds_for_the_gpu_order_and_sees_a_dropped_element),
+        cmocka_unit_test(input_is_small_integers_and_seeded),
+        cmocka_unit_test(depths_and_where_partials_are_exact),
+        cmocka_unit_test(partials_are_exact_and_one_dropped_element_fails_at_every_size),
+        cmocka_unit_test(total_tolerance_holds_and_partial_checks_refuse_nan),
         cmocka_unit_test(cpu_variant_and_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
