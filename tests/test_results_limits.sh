@@ -7,6 +7,8 @@
 #   - a stale/ file that its README does not name, a stale/ folder without a
 #     README; a named stale file is skipped
 #   - a citation of a missing file, and of a file that now holds another commit
+#   - a file in history/<commit>/ whose header holds another commit; a
+#     citation of a history/ file that holds the cited commit passes
 # Ends with "results tests: N passed, M failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -104,6 +106,25 @@ expect_fail "citation of a file re-measured since" "s.cu:1: cites results/H200/s
 fresh
 printf '/* measured: results/H200/s.txt, commit abc1234def (full hash prefix) */\n' >"$t/0_Simple/s/s.cu"
 expect_ok "a longer hash of the same commit"
+
+# history/<commit>/: an older run kept for a lab report, cited at its own commit
+fresh
+mkdir -p "$t/results/H200/history/1111111"
+{ header 1111111; echo "RESULT sample=s variant=fast n=1 status=PASS time_ms=1 gbps=3900 pct_peak=81.0"; } \
+    >"$t/results/H200/history/1111111/s.txt"
+printf '/* then: results/H200/history/1111111/s.txt, commit 1111111 (3900 GB/s) */\n' >"$t/0_Simple/s/s.cu"
+expect_ok "a citation of an archived run at its own commit"
+{ header 2222222; echo "RESULT sample=s variant=fast n=1 status=PASS time_ms=1 gbps=3900 pct_peak=81.0"; } \
+    >"$t/results/H200/history/1111111/s.txt"
+expect_fail "a history/ file that holds another commit than its folder" \
+    "history/1111111/s.txt: in history/1111111/, but its header holds commit 2222222"
+mkdir -p "$t/results/H200/history/notahash"
+{ header abc1234; } >"$t/results/H200/history/notahash/s.txt"
+expect_fail "a history/ folder not named after a commit" "history/notahash/s.txt: in history/notahash/"
+{ header 1111111; echo "RESULT sample=s variant=fast n=1 status=PASS time_ms=1 gbps=3900 pct_peak=181.0"; } \
+    >"$t/results/H200/history/1111111/s.txt"
+rm -r "$t/results/H200/history/notahash"
+expect_fail "a history/ file is still read for pct_peak" "history/1111111/s.txt:[0-9]+: variant=fast pct_peak=181.0"
 
 echo "results tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

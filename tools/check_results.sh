@@ -12,6 +12,10 @@
 #    A file that is known to be wrong and waits for a re-measurement lives in
 #    a folder named stale/ whose README.md names it and says why; those are
 #    skipped (a stale/ file that the README does not name is an error).
+#    A run file that `make bench` has since replaced, kept because a lab
+#    report still analyses it, lives unchanged in history/<commit>/ (the
+#    commit of the run) and is cited there; its "# commit:" header must
+#    start with that folder's name, so the archive holds the run it says.
 # 2. Prose citations. Figures typed into READMEs and source comments are
 #    copied from a results file and cite it as
 #        results/<GPU>/<file>.txt, commit <hash>
@@ -102,6 +106,15 @@ for d in "${dirs[@]}"; do
                     problems=$((problems + 1))
                 fi
                 continue ;;
+            */history/*)
+                hd=${f#*/history/}; hd=${hd%%/*}
+                have=$(sed -n 's/^# commit: \([0-9a-f]*\).*/\1/p' "$f" | head -n1)
+                case $f in *.txt) ;; *) have=$hd ;; esac   # JSON twins carry no header
+                if ! [[ $hd =~ ^[0-9a-f]{7,40}$ ]] || [ -z "$have" ] ||
+                    [[ $have != "$hd"* && $hd != "$have"* ]]; then
+                    echo "results: $f: in history/$hd/, but its header holds commit ${have:-?}: a history folder is named after the commit of the run it keeps"
+                    problems=$((problems + 1))
+                fi ;;
         esac
         files=$((files + 1))
         check_values "$f" < <(pct_values "$f")
@@ -134,7 +147,7 @@ while IFS= read -r hit; do
         fi
         have=$(sed -n 's/^# commit: \([0-9a-f]*\).*/\1/p' "$path" | head -n1)
         if [ -z "$have" ] || [[ $have != "$hash"* && $hash != "$have"* ]]; then
-            echo "results: $src:$lineno: cites $path at commit $hash, but the file now holds commit ${have:-?}: the quoted figures are stale (copy them again, with the new commit)"
+            echo "results: $src:$lineno: cites $path at commit $hash, but the file now holds commit ${have:-?}: the quoted figures are stale (copy them again, with the new commit; or, where a lab report analyses that run, cite its unchanged file in history/$hash/)"
             problems=$((problems + 1))
         fi
     done

@@ -15,10 +15,10 @@
  * This is the kernel of NVIDIA's matrixMul sample and of most textbooks: the
  * loads sit at the top of the loop, so every thread waits for its two global
  * loads (hundreds of cycles) before the barrier, with nothing to overlap.
- * Measured at 4096^3 (results/H200/matrixMul.txt, commit d4ff6ab):
- * smem_tile32 5754 -> 8479 GFLOP/s, +47.4% over coalesced, 16.56% of cuBLAS;
+ * Measured at 4096^3 (results/H200/matrixMul.txt, commit 3865df4):
+ * smem_tile32 5755 -> 8479 GFLOP/s, +47.3% over coalesced, 16.55% of cuBLAS;
  * smem_tile16 (from smem_tile32, one change: TILE = 16, a quarter of the
- * threads per block and twice the global loads per FMA) 8123 GFLOP/s, -4.2%.
+ * threads per block and twice the global loads per FMA) 8121 GFLOP/s, -4.2%.
  */
 #pragma once
 #include "00_load_store.cuh"

@@ -14,14 +14,14 @@
  * blocks fit on an SM instead of one (16 warps instead of 8 to hide
  * latency). The transposing stores cost 3 more instructions per thread per
  * K-step, and two threads (the two float4s of one row of A) hit the same
- * bank. Predicted: a gain, from the occupancy. Measured at 4096^3: +56.7%,
- * 22306 -> 34946 GFLOP/s, 68.24% of cuBLAS.
+ * bank. Predicted: a gain, from the occupancy. Measured at 4096^3: +56.8%,
+ * 22299 -> 34964 GFLOP/s, 68.25% of cuBLAS.
  *
  * padded_a, from transposed_a, one change: rows of BM + 4 floats shift each
  * k-row by 4 banks, so those stores are conflict-free. Predicted: a few
- * percent at most. Measured at 4096^3: +1.2%, 35349 GFLOP/s, 69.02% of
+ * percent at most. Measured at 4096^3: +1.2%, 35385 GFLOP/s, 69.08% of
  * cuBLAS. (padded_a is the kernel that was called `vectorized`.)
- * Both figures: results/H200/matrixMul.txt, commit d4ff6ab.
+ * Both figures: results/H200/matrixMul.txt, commit 3865df4.
  */
 #pragma once
 #include "00_load_store.cuh"

@@ -10,20 +10,23 @@
  * barrier. __launch_bounds__(NT, MINB) caps registers so MINB blocks fit on
  * an SM: 128 per thread for two 256-thread blocks (warp_layout already ran
  * two blocks per SM at 111). Predicted: a gain, the loads hidden. Measured
- * at 4096^3: +0.9%, 38907 GFLOP/s, 75.97% of cuBLAS: little was left to hide.
+ * at 4096^3: +0.8%, 38962 GFLOP/s, 76.06% of cuBLAS: little was left to hide.
  * The others, one change each:
  *  - warptile_128x64x8, from warptile_128x128x8: a 128x64 block tile (128
- *    threads, 3 blocks per SM). Measured: -12.7%, 66.29% of cuBLAS at
+ *    threads, 3 blocks per SM). Measured: -12.9%, 66.23% of cuBLAS at
  *    4096^3, and about 49% at the two smaller grids (wave quantization:
  *    README).
  *  - warptile_128x128x16, from warptile_128x128x8: BK = 16, half the
  *    barriers per FMA, still capped at 128 registers for two blocks per SM:
  *    the prefetch registers no longer fit and ptxas spills
- *    (./ptxas_table.sh). Not yet measured.
+ *    (./ptxas_table.sh). Predicted: slower or the same, the spills costing
+ *    what the barriers save. Measured: 42003 GFLOP/s, 81.99% of cuBLAS,
+ *    +7.8%: faster, spills and all.
  *  - warptile_128x128x16_1blk, from warptile_128x128x16: the cap lifted
- *    (MINB = 1): 147 registers, no spills, one block per SM. Measured:
- *    40858 GFLOP/s, 79.78% of cuBLAS, +5.0% over warptile_128x128x8.
- * Figures: results/H200/matrixMul.txt, commit d4ff6ab.
+ *    (MINB = 1): 147 registers, no spills, one block per SM. Predicted: a
+ *    small gain. Measured: 40862 GFLOP/s, 79.77% of cuBLAS, -2.7%: slower;
+ *    why was not measured.
+ * Figures: results/H200/matrixMul.txt, commit 3865df4.
  */
 #pragma once
 #include "00_load_store.cuh"

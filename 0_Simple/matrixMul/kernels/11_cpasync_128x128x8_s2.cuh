@@ -14,24 +14,23 @@
  * cpasync_128x128x8_s2, from warptile_128x128x8, one change: the next
  * K-step's tiles travel by cp.async straight into shared memory instead of
  * through registers (two stages: the same double buffering, one barrier per
- * K-step). Not yet measured. The others, one change each
- * (results/H200/matrixMul.txt, commit d4ff6ab, 4096^3):
+ * K-step). Predicted: about the same, the loads were already hidden.
+ * Measured: 38308 GFLOP/s, 74.78% of cuBLAS, -1.7%: about the same,
+ * slightly slower. The others, one change each (results/H200/matrixMul.txt, commit 3865df4, 4096^3):
  *  - cpasync_128x128x8_s3, from cpasync_128x128x8_s2: 3 stages, two K-steps
- *    in flight. Measured: 37868 GFLOP/s, 73.94% of cuBLAS, 2.7% slower than
- *    warptile_128x128x8.
+ *    in flight. Measured: 37883 GFLOP/s, 73.95% of cuBLAS, -1.1%.
  *  - cpasync_128x128x16_s2, from cpasync_128x128x8_s2: BK = 16, half the
- *    barriers per FMA. Measured: 40907 GFLOP/s, 79.88% of cuBLAS, +8.0%
- *    over cpasync_128x128x8_s3.
+ *    barriers per FMA. Measured: 40892 GFLOP/s, 79.83% of cuBLAS, +6.7%.
  *  - cpasync_128x128x16_s3, from cpasync_128x128x16_s2: 3 stages. Measured:
- *    -0.8%, 79.21% of cuBLAS.
+ *    -0.6%, 79.31% of cuBLAS.
  *  - cpasync_128x128x8_w64x64_s3, from cpasync_128x128x8_s3: 64x64 warp
  *    tiles: 8x16 outputs per lane, 128 threads, 204 registers (two blocks
  *    per SM: 8 warps instead of 16). Per k a lane does 128 FMAs for 6 shared
  *    loads instead of 64 for 4, and the tile copies are shared by half as
  *    many threads, but this loop's address arithmetic stays (74% of its
  *    instructions are FMAs instead of 72%) and half as many warps hide the
- *    latencies. Predicted: a small gain. Measured: +4.7%, 39648 GFLOP/s,
- *    77.42% of cuBLAS.
+ *    latencies. Predicted: a small gain. Measured: +4.5%, 39598 GFLOP/s,
+ *    77.30% of cuBLAS.
  */
 #pragma once
 #include "00_load_store.cuh"

@@ -15,23 +15,23 @@
  * 1390 (74%), static counts again. Two 128-thread blocks fit per SM at up
  * to 255 registers (ptxas_table.sh: no spills). Predicted: the best pipe_*
  * variants within ~10% of cuBLAS. Measured at 4096^3
- * (results/H200/matrixMul.txt, commit d4ff6ab): 45914 GFLOP/s, 89.65% of cuBLAS,
- * +15.8% over cpasync_128x128x8_w64x64_s3 (with the unchecked copies, which
- * are not yet measured alone).
+ * (results/H200/matrixMul.txt, commit 3865df4): 45964 GFLOP/s, 89.73% of cuBLAS,
+ * +9.6% over unchecked_128x128x8_w64x64_s3 (+16.1% over
+ * cpasync_128x128x8_w64x64_s3, with the unchecked copies).
  *
  * The others change one parameter of pipe_128x128x8_w64x64_s3 (measured in
  * the same run, 4096^3):
- *  - pipe_128x128x8_w64x32_s3: 64x32 warp tiles (256 threads): -3.0%,
- *    86.97% of cuBLAS.
- *  - pipe_128x128x8_w64x64_s4: 4 stages: +0.2%.
- *  - pipe_128x128x16_w64x64_s3: BK = 16: -4.8%; pipe_128x128x16_w64x64_s4,
- *    from it, 4 stages: +0.1%.
+ *  - pipe_128x128x8_w64x32_s3: 64x32 warp tiles (256 threads): -3.1%,
+ *    86.91% of cuBLAS.
+ *  - pipe_128x128x8_w64x64_s4: 4 stages: +0.1%.
+ *  - pipe_128x128x16_w64x64_s3: BK = 16: -4.9%; pipe_128x128x16_w64x64_s4,
+ *    from it, 4 stages: -0.1%.
  *  - pipe_128x256x8_w64x64_s3: a 128x256 block tile, one 256-thread block
- *    per SM: +1.3%, 90.82% of cuBLAS, the best variant at all three shapes
- *    (90.61% at 2048^3: results/H200/matrixMul__m_2048_n_2048_k_2048.txt, commit d4ff6ab;
- *    91.36% at 4096x1024x8192: results/H200/matrixMul__m_4096_n_1024_k_8192.txt, commit d4ff6ab);
+ *    per SM: +1.2%, 90.84% of cuBLAS, the best variant at all three shapes
+ *    (91.14% at 2048^3: results/H200/matrixMul__m_2048_n_2048_k_2048.txt, commit 3865df4;
+ *    91.36% at 4096x1024x8192: results/H200/matrixMul__m_4096_n_1024_k_8192.txt, commit 3865df4);
  *    pipe_128x256x16_w64x64_s3, from it, BK = 16: -3.1%.
- *  - pipe_256x128x8_w64x64_s3: a 256x128 block tile: -3.1%.
+ *  - pipe_256x128x8_w64x64_s3: a 256x128 block tile: -3.3%.
  *  - pipe_128x128x8_w64x64_s3_g8: GROUP_M = 8, blocks in bands of 8 tile
  *    rows so that blocks running at the same time share panels of A and B
  *    in the L2; predicted: little at these sizes (a wave of 264 blocks at

@@ -7,7 +7,9 @@
  * help: it costs one loop test. It pays off in step 09, which launches the
  * same kernel on a much smaller grid.
  *
- * Measured: not yet measured.
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 3865df4):
+ * 0.463 ms, 2319 GB/s, 51.5% of CUB (step 07: 2438 GB/s): 5% slower, as
+ * expected: one pass round the loop per thread, and its test.
  */
 template <unsigned BLOCK, typename In, typename A>
 __global__ void __launch_bounds__(BLOCK) reduce_grid_stride(const In *__restrict__ in, size_t n, A *__restrict__ out)

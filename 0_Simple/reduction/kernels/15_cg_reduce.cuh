@@ -7,8 +7,8 @@
  * exists). The loads are step 12's, 4 in flight.
  * Why: the same speed as step 12, with code that says what it does.
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit d4ff6ab):
- * 0.2401 ms, 4472 GB/s, 99.4% of CUB (step 12: 4478 GB/s).
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 3865df4):
+ * 0.2405 ms, 4465 GB/s, 99.2% of CUB (step 12: 4477 GB/s).
  */
 template <typename In, typename A, int LOADS>
 __global__ void reduce_cg(const In *__restrict__ in, size_t n, A *__restrict__ out)

@@ -6,10 +6,9 @@
  * Why it should help: a float division is a sequence of several instructions;
  * a multiply is one. It matters only if instructions, not memory, limit the
  * kernel. Measured (H200, 16384x16384 ROI, radius 1;
- * results/H200/blur.txt, commit d4ff6ab): 3852 GB/s, 91.4% of a cudaMemcpy of
- * the same bytes (80.0% of the HBM peak). That figure is for all of steps 04
- * to 09 together against step 02's 1039 GB/s; what each step contributes: not
- * yet measured. */
+ * results/H200/blur.txt, commit 3865df4): 3855 GB/s, 91.3% of a cudaMemcpy of
+ * the same bytes (80.1% of the HBM peak): 1.31x step 08, whose median was
+ * unsteady in that run, and 1.07x step 07. */
 namespace window_4x8 {
 constexpr int COLS = 4;        /* a thread's adjacent columns */
 constexpr int ROWS = 8;        /* a thread's rows: its strip */

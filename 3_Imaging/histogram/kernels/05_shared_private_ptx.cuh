@@ -10,7 +10,9 @@
  * Why it should help: once loads are wide and in flight, the 16 atomics per
  * vector and the instructions around them are the work; fewer instructions
  * per byte leave the SM more room to keep up with memory.
- * Measured: not yet. */
+ * Measured (H200, 512 MiB, 256 bins;
+ * results/H200/histogram.txt, commit 3865df4): no gain: 2268 GB/s on uniform
+ * bytes, 2948 skewed, 4261 equal, 0.1-0.3% slower than step 04. */
 template <int BINS>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)
 hist_shared_private_ptx(const unsigned char *__restrict__ data, size_t n, u64 *__restrict__ hist)

@@ -8,13 +8,13 @@
  *
  * Why it could matter: a 16-byte load that misses holds L1 lines until its
  * data arrives, so a smaller L1 may cap the bytes in flight (step 13 found
- * that it does: +2 to 3.6% when L1 grew back to 156 KiB). Measured (H200, 512
- * MiB, 256 bins; results/H200/histogram.txt, commit d4ff6ab), steps 03 to 06
- * together against step 02: 2349 GB/s on uniform bytes (110.6% of CUB), 3128
- * skewed, 4141 equal (117.6% of CUB). Equal bytes now run near the memory's
+ * that it does: +2.3 to 3.1% when L1 grew back to 156 KiB). Measured (H200,
+ * 512 MiB, 256 bins; results/H200/histogram.txt, commit 3865df4): 2357 GB/s on
+ * uniform bytes (110.5% of CUB), 3151 skewed, 4195 equal (118.4% of CUB):
+ * 3.9% and 6.9% faster than step 05 on uniform and skewed bytes, 1.5% slower
+ * on equal ones; why was not measured. Equal bytes run near the memory's
  * rate; uniform ones are held back by bank conflicts in the one copy (README,
- * "Why contention depends on the input"). What each of steps 03 to 06
- * contributes: not yet measured. */
+ * "Why contention depends on the input"). */
 template <int BINS>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)
 hist_shared_private_vec16(const unsigned char *__restrict__ data, size_t n, u64 *__restrict__ hist)

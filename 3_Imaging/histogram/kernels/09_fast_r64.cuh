@@ -6,9 +6,9 @@
  * bytes is warps updating the same word back to back; two sets halve that.
  *
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit d4ff6ab): it did not help: 3889 GB/s on
- * uniform bytes against step 08's 3916, 3908 against 3924 on equal bytes
- * (within 1.1% on every input). Same-word atomics from different warps cost
+ * results/H200/histogram.txt, commit 3865df4): it did not help: 3922 GB/s on
+ * uniform bytes against step 08's 3946, 3939 against 3961 on equal bytes
+ * (within 0.6% on every input). Same-word atomics from different warps cost
  * nothing measurable. */
 template <int BINS>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)

@@ -15,7 +15,10 @@
  *
  * Why: packing is what lets step 11 fit 128 copies; alone it costs two
  * instructions per byte and buys nothing, so this step shows its price.
- * Measured: not yet. */
+ * Measured (H200, 512 MiB, 256 bins;
+ * results/H200/histogram.txt, commit 3865df4): 3972 GB/s on uniform bytes
+ * against step 09's 3922, 3991 against 3939 on equal bytes: 1.3% faster, not
+ * the price expected; why was not measured. */
 template <int BINS>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)
 hist_fast_r64p(const unsigned char *__restrict__ data, size_t n, u64 *__restrict__ hist)

@@ -1,5 +1,6 @@
 /* Step 12: fast_r32_bmerge. Builds on step 08 (fast_r32), the smallest lane
- * layout, which steps 09 to 11 did not beat. The one change from step 08:
+ * layout, which steps 09 to 11 did not beat by more than 2% (README). The
+ * one change from step 08:
  * the merge. Step 08 adds each bin with a 64-bit atomic from one lane (a
  * warp per bin): 256 single-counter requests per block, 67,584 from 264
  * blocks, all in the last microseconds and all on the same 2 KiB of L2,
@@ -16,12 +17,12 @@
  *
  * Why it should help: fitting time = fixed + n / rate to the 512 MiB and 4
  * GiB + 1 runs gave step 08 about twice step 06's fixed cost per launch (16.6
- * against 8.8 us) although the two launch alike and differ outside the
- * counting loop only in the merge (README, "Steps 12 to 16"). Measured (H200,
- * 512 MiB, 256 bins; results/H200/histogram.txt, commit d4ff6ab): 4057 GB/s
- * on uniform bytes against step 08's 3916 (191.0% of CUB), 4106 against 3924
- * on equal bytes (116.5%); the fitted fixed cost fell from 16.6 to 9.1-10.7
- * us. */
+ * against 8.8 us, in the run at d4ff6ab) although the two launch alike and
+ * differ outside the counting loop only in the merge (README, "Steps 12 to
+ * 16"). Measured (H200, 512 MiB, 256 bins; results/H200/histogram.txt, commit 3865df4):
+ * 4112 GB/s on uniform bytes against step 08's 3946 (192.9% of CUB), 4150
+ * against 3961 on equal bytes (117.1%), 5.5-6.2 us less; the fitted fixed
+ * cost fell from 14.8-15.2 to 8.1-8.6 us (README). */
 template <int BINS>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)
 hist_fast_r32_bmerge(const unsigned char *__restrict__ data, size_t n, u64 *__restrict__ hist,

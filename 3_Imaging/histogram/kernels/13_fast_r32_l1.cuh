@@ -10,9 +10,9 @@
  * is 3.8 MB, which at 4.4 TB/s covers under 0.9 us of latency (Little's law),
  * about what a read from HBM under load takes, while the threads of an SM
  * want 32-64 KiB in flight. Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit d4ff6ab): 4205 GB/s on uniform bytes
- * against step 12's 4057 (+3.6%, 198.0% of CUB), 4197 against 4106 on equal
- * bytes (+2.2%); the fitted rate rose from 4.41 to 4.54-4.55 TB/s. */
+ * results/H200/histogram.txt, commit 3865df4): 4239 GB/s on uniform bytes
+ * against step 12's 4112 (+3.1%, 198.9% of CUB), 4244 against 4150 on equal
+ * bytes (+2.3%); the fitted rate rose from 4.40-4.42 to 4.55-4.57 TB/s. */
 template <int BINS>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)
 hist_fast_r32_l1(const unsigned char *__restrict__ data, size_t n, u64 *__restrict__ hist,

@@ -13,9 +13,10 @@
  * more (the copy's write and one LDS.128), 8 more shared-memory passes per
  * warp to the 16 of its atomics, and 71 instructions per vector instead of
  * 60. Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit d4ff6ab): it gained nothing: 3995 GB/s
- * on uniform bytes against step 14's 4237 (-5.7%), 4181 against 4254 on equal
- * bytes (-1.7%); the least steady variant from run to run. */
+ * results/H200/histogram.txt, commit 3865df4): it gained nothing: 4064 GB/s
+ * on uniform bytes against step 14's 4268 (-4.8%), 4201 against 4280 on equal
+ * bytes (-1.8%); the least steady variant from run to run (on uniform bytes
+ * its median is 7% above its fastest run). */
 #define ASYNC_STAGES 4   /* ring slots per thread; one fewer vectors in flight */
 
 template <int BINS>

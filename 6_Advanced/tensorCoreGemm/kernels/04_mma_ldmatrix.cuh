@@ -11,10 +11,11 @@
  * 3 KiB, and the 16-byte stores of a row stay conflict-free too. It is also
  * the layout TMA writes in hardware (CU_TENSOR_MAP_SWIZZLE_128B), which steps
  * 7 to 16 rely on.
- * Measured (results/H200/tensorCoreGemm.txt, commit d4ff6ab, 8192^3): 4.188 ms,
- * 262.5 TFLOP/s, 33.24% of cuBLAS, x2.56 over wmma (x2.50 at 4096^3, x2.31 at
- * 6000x5000x4000). Steps 2 and 3 are new and not yet measured, so that gain
- * is not yet split between them and this step. */
+ * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * shapes, from the files beside it: README, Deep dive):
+ * 4.157 ms, 264.5 TFLOP/s, 33.16% of cuBLAS: no gain over step 3 (-0.3% at
+ * 8192^3 and 4096^3, 0.0% at 6000x5000x4000), whose padding had already
+ * spread the reads over the banks; the 3 KiB it saves did not show. */
 
 /* A: 128 rows of 64 BF16 (128 bytes); B: 64 rows of 128 BF16 (256 bytes, each
  * 128-byte half swizzled alike: only the low three bits of the chunk change). */

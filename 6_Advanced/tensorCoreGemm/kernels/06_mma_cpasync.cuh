@@ -6,10 +6,11 @@
  * of step k's math to land, and the wait at the top of step k+1 exposes the
  * rest of their latency; with 3, the copies of step k+2 are issued a whole
  * step earlier.
- * Measured (results/H200/tensorCoreGemm.txt, commit d4ff6ab, 8192^3): 3.214 ms,
- * 342.1 TFLOP/s, 43.31% of cuBLAS, +30.3% over step 4 (+34.5% at 4096^3, +40.0%
- * at 6000x5000x4000). Step 5 is new and not yet measured, so that gain is not
- * yet split between the asynchronous copies and the third stage. */
+ * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * shapes, from the files beside it: README, Deep dive):
+ * 3.230 ms, 340.4 TFLOP/s, 42.68% of cuBLAS: 5.7% slower than step 5 (-3.0%
+ * at 4096^3, -2.4% at 6000x5000x4000), and unsteady at 8192^3 (fastest run
+ * 3.069 ms). Why the third stage costs was not measured. */
 struct mma_cpasync_cfg {
     typedef mm_swizzled layout; /* step 4's tiles */
     static constexpr int STAGES = 3;

@@ -6,13 +6,13 @@
  * come together, and the measurement is of both.
  * Why it should help: thread 0 issues a stage 3 steps ahead instead of 2, so a
  * late TMA copy has one more step of wgmma to hide behind.
- * Measured (results/H200/tensorCoreGemm.txt, commit d4ff6ab, 8192^3): 2.175 ms,
- * 505.6 TFLOP/s, 64.01% of cuBLAS, +47.8% over step 6 (+55.8% at 4096^3, +29.9%
- * at 6000x5000x4000). Steps 7 to 9 are new and not yet measured, so that gain
- * is not yet split between TMA, wgmma, the tile order and the fourth stage.
- * It is also the least steady variant of that run at 8192^3: median 2.175 ms,
- * fastest run 2.067 ms, 5% apart; the barrier per step makes everyone wait for
- * whichever warpgroup is late. */
+ * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * shapes, from the files beside it: README, Deep dive):
+ * 1.881 ms, 584.5 TFLOP/s, 73.27% of cuBLAS: 7.1% slower than step 9 (-11.1%
+ * at 4096^3, -0.2% at 6000x5000x4000); the run does not separate the deeper
+ * ring from the lower occupancy. (In the run at d4ff6ab it was the least
+ * steady variant at 8192^3, median 2.175 ms and fastest run 2.067, 5% apart:
+ * results/H200/history/d4ff6ab/tensorCoreGemm.txt, commit d4ff6ab; here 0.2%.) */
 struct wgmma_tma_cfg {
     static constexpr int STAGES = 4;
     typedef tile_grouped<WG_GROUP_M> order;

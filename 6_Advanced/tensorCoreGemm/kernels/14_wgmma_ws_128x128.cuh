@@ -10,11 +10,11 @@
  * issued (a barrier wait, a fence, 4 descriptors) its tensor cores have
  * nothing queued; with wait_group 1 the next group is issued behind the one
  * running.
- * Measured (results/H200/tensorCoreGemm.txt, commit d4ff6ab, 8192^3): 1.748 ms,
- * 629.1 TFLOP/s, 79.66% of cuBLAS, +24.4% over step 10 (+14.6% at 4096^3, +2.6%
- * at 6000x5000x4000). Steps 11 to 13 are new and not yet measured, so that gain
- * is not yet split between the mbarrier release, the producer warpgroup,
- * setmaxnreg and the wait depth.
+ * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * shapes, from the files beside it: README, Deep dive):
+ * 1.657 ms, 663.6 TFLOP/s, 83.19% of cuBLAS: no gain (-0.5% at 8192^3, -0.6%
+ * at 4096^3, +1.5% at 6000x5000x4000). Steps 11 to 14 together: +13.5% over
+ * step 10 (+15.2%, +2.7%).
  *
  * The whole kernel: warpgroup 0 is the producer: it gives most of its
  * registers away (setmaxnreg.dec to 40) and one of its threads runs ahead

@@ -7,10 +7,11 @@
  * Why it should help: the producer starts filling the next tile's stages while
  * the consumers are still storing this tile's results, and no block has to
  * start up (barrier init, tensor-map prefetch) per tile.
- * Measured (results/H200/tensorCoreGemm.txt, commit d4ff6ab, 8192^3): 1.632 ms,
- * 673.7 TFLOP/s, 85.30% of cuBLAS, +0.4% over step 15 (+2.3% at 4096^3, 96.76%
- * of cuBLAS there; +1.0% at 6000x5000x4000): the epilogue was not a large part
- * of the time. */
+ * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * shapes, from the files beside it: README, Deep dive):
+ * 1.390 ms, 791.1 TFLOP/s, 99.17% of cuBLAS, +0.5% over step 15 (+2.4% at
+ * 4096^3, 96.64% of cuBLAS there): the epilogue was not a large part of the
+ * time. At 6000x5000x4000 it is 5.7% slower than step 15; not investigated. */
 struct wgmma_ws_persistent_cfg {
     static constexpr int BN = 256, STAGES = 4;
     static constexpr bool PERSISTENT = true;

@@ -38,10 +38,14 @@ struct ex1_layout {
     {
         return (uint32_t)r * 128u + ex_swizzle((uint32_t)r, (uint32_t)chunk) * 16u;
     }
+    /* chunk 0..15: its 128-byte half is chunk & ~7, and ex_swizzle places it
+     * inside the half. An XOR joins the two (for a place below 8 it is the
+     * same as adding): written so, the reference answer compiles to exactly
+     * step 4's kernel (tests/test_exercise_code.sh); as half * 128 + place * 16 it
+     * compiled to other code, slower on the H200 (exercises/README.md). */
     static __device__ __forceinline__ uint32_t b_off(int k, int chunk)
     {
-        uint32_t half = (uint32_t)chunk / 8u, c = (uint32_t)chunk % 8u;
-        return (uint32_t)k * 256u + half * 128u + ex_swizzle((uint32_t)k, c) * 16u;
+        return (uint32_t)k * 256u + (((uint32_t)chunk & ~7u) ^ ex_swizzle((uint32_t)k, (uint32_t)chunk & 7u)) * 16u;
     }
 };
 #define EXERCISE_RUN run_mma_ldmatrix<ex1_layout>
