@@ -16,7 +16,8 @@
 #   - --arch with two architectures: a candidate that compiles for only one
 #     is accepted with a note;
 #   - a static scan starved of CPU time (a bubblewrap that sleeps) is SKIPPED
-#     as the gate's own failure after one retry, counted apart, never L1;
+#     as the gate's own failure after one retry, counted apart, never L1; so
+#     is a scan that says it ran out of time (its nvcc budget, its deadline);
 #   - the helpers (kgate-sandbox, kgate-scan, kgate-harness,
 #     kgate-torch-build.py) are in build/libexec/kgate, not bin/; the stub
 #     run by hand says what it is; a gate without them says so.
@@ -196,6 +197,38 @@ grep -A1 "^SKIPPED   relu_basic.cu" "$tmp/o18" | grep -q "gate: the static scan 
 grep -q "^gate failures (SKIPPED: the gate could not judge them" "$tmp/o18" && grep -q '"gate_failures":1' "$tmp/starved.json" \
     && ok || bad "the gate failure is not counted apart"
 grep -q "^verdicts:.*L1" "$tmp/o18" && bad "a starved scan counted as L1" || ok
+# --- a scan that runs out of its own time says so: the gate's failure ----------
+# The scan writes a record with timed_out = 1 when its nvcc runs exceed their
+# budget (KGATE_NVCC_BUDGET, here 1 ms) or its own --deadline passes (the
+# gate passes one about 2 s before its wall-clock limit; here a fake nvcc that
+# sleeps, with --scan-timeout=1: a 4 s limit, a 2 s deadline). The gate
+# checks timed_out before rc: retried once (a bubblewrap that counts the
+# scans it starts), then SKIPPED, counted apart, never L1. A candidate
+# without conditional blocks runs no nvcc and is judged as usual.
+printf '#!/bin/sh\nfor a in "$@"; do case $a in */kgate-scan) echo scan >> "%s" ;; esac; done\nexec %s "$@"\n' \
+    "$tmp/scans.log" "$real_bwrap" > "$tmp/count_bwrap"
+chmod +x "$tmp/count_bwrap"
+KGATE_BWRAP="$tmp/count_bwrap" KGATE_NVCC_BUDGET=0.001 bin/kgate --static-only --json="$tmp/budget.json" \
+    "$corpus/relu_arch_guard.cu" "$corpus/relu_basic.cu" > "$tmp/o19" 2>&1
+rc=$?
+grep -A1 "^SKIPPED   relu_arch_guard.cu" "$tmp/o19" | grep -q "gate: the static scan ran out of time, twice.*nvcc's preprocessor did not finish within 0.001 s" \
+    && ok || bad "a scan out of its nvcc budget: $(grep -A1 relu_arch_guard "$tmp/o19" | head -2 | tail -1)"
+[ "$(grep -c scan "$tmp/scans.log" 2>/dev/null)" = 3 ] && ok \
+    || bad "a scan out of its nvcc budget is retried once: $(grep -c scan "$tmp/scans.log" 2>/dev/null) scans for 2 candidates, want 3"
+grep -q "^STATIC-OK relu_basic.cu" "$tmp/o19" && ok || bad "a candidate without nvcc runs under a tiny budget: $(grep relu_basic "$tmp/o19")"
+[ $rc -eq 1 ] && grep -q '"gate_failures":1' "$tmp/budget.json" && ok \
+    || bad "a timed-out scan is not a gate failure (exit $rc): $(tail -1 "$tmp/o19")"
+grep -q "^verdicts:.*L1" "$tmp/o19" && bad "a timed-out scan counted as L1" || ok
+fake=$(mktemp -d)   # the sandbox runs under a uid of its own: the fake must be readable
+chmod 755 "$fake"
+mkdir "$fake/bin"
+printf '#!/bin/sh\nexec sleep 60\n' > "$fake/bin/nvcc"
+chmod 755 "$fake/bin/nvcc"
+bin/kgate --static-only --scan-timeout=1 --nvcc="$fake/bin/nvcc" "$corpus/relu_arch_guard.cu" > "$tmp/o20" 2>&1
+rc=$?
+rm -rf "$fake"
+grep -A1 "^SKIPPED   relu_arch_guard.cu" "$tmp/o20" | grep -q "ran out of time, twice.*did not finish within its 2 s deadline" \
+    && [ $rc -eq 1 ] && ok || bad "a scan past its deadline (exit $rc): $(grep -A1 relu_arch_guard "$tmp/o20" | head -2 | tail -1)"
 # --- the helpers are not commands ------------------------------------------------
 # kgate-sandbox, kgate-scan, kgate-harness and kgate-torch-build.py live in
 # build/libexec/kgate, where users do not meet them; bin/ has the gate alone
