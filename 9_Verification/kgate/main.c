@@ -553,6 +553,8 @@ int main(int argc, char **argv)
                 } else if (!j->compile_ok) {
                     c->verdict = KG_V_L1;
                     if (!c->reason[0]) snprintf(c->reason, sizeof c->reason, "compile error");
+                } else if (parse_stop(j, c)) {
+                    /* nvcc compiles what clang could not parse: P0, decided here */
                 } else if (o.mode == MODE_COMPILE) {
                     c->verdict = KG_V_STATIC_OK;
                     snprintf(c->reason, sizeof c->reason, "static track and compile passed (not run)");

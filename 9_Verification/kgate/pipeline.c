@@ -423,6 +423,10 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
         return;
     }
     take_hits(c, &m);
+    if (m.rc == 0 && !m.parsed) {
+        j->unparsed = 1;
+        own_words(m.parse_error, c->name, j->parse_msg, sizeof j->parse_msg);
+    }
     c->n_p0 = m.n_p0;
     c->n_p1 = m.n_p1;
     c->n_p2 = m.n_p2;
@@ -453,6 +457,38 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
         j->static_ok = 1;
         j->external = m.is_external;
     }
+}
+
+int parse_stop(kg_job *j, kg_cand *c)
+{
+    if (!j->unparsed) return 0;
+    int rule = kg_rule_index("KG-PARSE"), line = 0, k;
+    for (k = 0; k < c->n_hits && c->hits[k].rule != rule; k++) {}
+    if (k == c->n_hits && k < KG_CAND_HITS) {   /* not among the hits the record carried: add it */
+        c->n_hits++;
+        c->hits[k].line = 0;
+        c->hits[k].eff = 1;   /* counted among the P1 findings of the record */
+        snprintf(c->hits[k].msg, sizeof c->hits[k].msg, "not valid C/CUDA for clang (%.150s)", j->parse_msg);
+    }
+    if (k < KG_CAND_HITS) {
+        kg_hit *h = &c->hits[k];
+        if (h->eff == 1 && c->n_p1 > 0) c->n_p1--;
+        if (h->eff == 2 && c->n_p2 > 0) c->n_p2--;
+        if (h->eff != 0) c->n_p0++;
+        h->rule = rule;
+        h->sev = h->eff = 0;
+        line = h->line;
+    }
+    /* the rules line says what decided */
+    char *r = strstr(c->rules, "KG-PARSE(P");
+    size_t n = strlen(c->rules);
+    if (r) r[strlen("KG-PARSE(P")] = '0';
+    else if (n + 32 < sizeof c->rules) snprintf(c->rules + n, sizeof c->rules - n, "%sKG-PARSE(P0)@%d", n ? " " : "", line);
+    for (int p = 0; p < KG_POLICY_COUNT; p++) c->policy_stops |= 1u << p;
+    c->verdict = KG_V_P0;
+    snprintf(c->reason, sizeof c->reason, "KG-PARSE at line %d: nvcc compiles it but clang cannot parse it "
+             "(%.250s): the static track read only part of the candidate, so the gate refuses it", line, j->parse_msg);
+    return 1;
 }
 
 /* A PyTorch build that failed for the machine's reasons, not the candidate's. */

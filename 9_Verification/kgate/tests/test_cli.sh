@@ -18,6 +18,8 @@
 #   - a static scan starved of CPU time (a bubblewrap that sleeps) is SKIPPED
 #     as the gate's own failure after one retry, counted apart, never L1; so
 #     is a scan that says it ran out of time (its nvcc budget, its deadline);
+#   - code nvcc compiles and clang cannot parse is P0 (KG-PARSE), not judged
+#     on clang's partial AST;
 #   - the helpers (kgate-sandbox, kgate-scan, kgate-harness,
 #     kgate-torch-build.py) are in build/libexec/kgate, not bin/; the stub
 #     run by hand says what it is; a gate without them says so.
@@ -197,6 +199,40 @@ grep -A1 "^SKIPPED   relu_basic.cu" "$tmp/o18" | grep -q "gate: the static scan 
 grep -q "^gate failures (SKIPPED: the gate could not judge them" "$tmp/o18" && grep -q '"gate_failures":1' "$tmp/starved.json" \
     && ok || bad "the gate failure is not counted apart"
 grep -q "^verdicts:.*L1" "$tmp/o18" && bad "a starved scan counted as L1" || ok
+# --- what clang cannot parse and nvcc compiles is refused ------------------------
+# A brace initialisation that narrows (unsigned into int): nvcc warns, clang
+# refuses it, so the rules read only what clang recovered. The scan alone says
+# KG-PARSE P1 (--static-only: STATIC-OK); once nvcc has compiled it the gate
+# refuses it, P0 with the clang error and the rule's fix in the feedback. A
+# clang error that nvcc shares is the compile's L1, as before.
+cat > "$tmp/narrow.cu" <<'EOF'
+// kgate-task: relu
+__global__ void k(const float* __restrict__ x, float* __restrict__ y, int n) {
+    const int stride{blockDim.x * gridDim.x};
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) y[i] = fmaxf(x[i], 0.0f);
+}
+extern "C" void launch(const float* x, float* y, int n, cudaStream_t stream) {
+    k<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n);
+}
+EOF
+bin/kgate --static-only "$tmp/narrow.cu" > "$tmp/o21" 2>&1
+grep -A2 "^STATIC-OK narrow.cu" "$tmp/o21" | grep -q "KG-PARSE(P1)@3" && ok \
+    || bad "clang's error alone is P1 in a static-only run: $(grep -A2 narrow.cu "$tmp/o21" | head -3)"
+bin/kgate --compile-only --feedback="$tmp/narrow.jsonl" --json="$tmp/narrow.json" "$tmp/narrow.cu" "$corpus/va_typo.cu" \
+    > "$tmp/o22" 2>&1
+grep -A2 "^P0        narrow.cu" "$tmp/o22" | grep -q "KG-PARSE at line 3: nvcc compiles it but clang cannot parse it (.*cannot be narrowed" \
+    && grep -A2 "^P0        narrow.cu" "$tmp/o22" | grep -q "KG-PARSE(P0)@3" && ok \
+    || bad "nvcc compiles what clang cannot parse: $(grep -A2 narrow.cu "$tmp/o22" | head -3)"
+grep '"candidate":"narrow.cu"' "$tmp/narrow.jsonl" | grep -q '"next_step":"KG-PARSE at line 3: write code clang parses too' && ok \
+    || bad "the feedback's next step for a KG-PARSE stop: $(grep narrow.cu "$tmp/narrow.jsonl" | head -c 300)"
+python3 - "$tmp/narrow.json" <<'PY' && ok || bad "a KG-PARSE stop is not a stop of every profile in the JSON"
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["candidates"] if c["file"] == "narrow.cu"][0]
+sys.exit(0 if all(c["policy_stops"].get(p) for p in ("default", "published", "strict", "lenient")) else 1)
+PY
+grep -A1 "^L1        va_typo.cu" "$tmp/o22" | grep -q "compile error" && ok \
+    || bad "a clang error nvcc shares is the compile's: $(grep -A1 va_typo.cu "$tmp/o22" | tail -1)"
+
 # --- a scan that runs out of its own time says so: the gate's failure ----------
 # The scan writes a record with timed_out = 1 when its nvcc runs exceed their
 # budget (KGATE_NVCC_BUDGET, here 1 ms) or its own --deadline passes (the
