@@ -174,11 +174,9 @@ check_run() {   # $1 = mode name, $2 = output file, $3 = exit status, $4 = lefto
         esac
         # what only a run on a GPU can show (the GPU's memory, a GPU hang)
         case "$mode:$defect" in dry-run:*"(on the GPU only)"*) want=STATIC-OK ;; esac
-        # a PyTorch candidate (one that names torch or ATen, as the gate's
-        # kg_is_torch_source decides), not every hostile_torch_*: the plain
-        # ones that define the adapter's hooks are refused (L1) everywhere
-        if [ $torch -eq 0 ] && [ -f "$here/corpus/$f" ] && [ ! -L "$here/corpus/$f" ] &&
-           grep -qE '<torch/|"torch/|<ATen/|torch::Tensor|at::Tensor' "$here/corpus/$f"; then want=SKIPPED; fi
+        # a PyTorch candidate (the gate's own test: it includes torch/extension.h;
+        # a plain candidate named after PyTorch's hooks is not one) needs PyTorch
+        if [ $torch -eq 0 ] && [ ! -L "$tmp/cand/$f" ] && grep -q 'torch/extension\.h' "$tmp/cand/$f" 2>/dev/null; then want=SKIPPED; fi
         got=$(verdict_of "$f" "$out")
         if [ "$got" = "$want" ]; then ok
         elif [[ $defect == *"(information flow"* ]] && [ "$want" != SKIPPED ] &&
