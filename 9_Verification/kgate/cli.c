@@ -81,7 +81,8 @@ void usage(FILE *f)
             "                     only on a machine where bubblewrap cannot work, for code you trust)\n"
             "  -h, --help\n"
             "Environment: KGATE_BWRAP (bubblewrap, default bwrap on PATH), KGATE_SANDBOX_RO (more\n"
-            "read-only folders for the sandbox, colon-separated), KGATE_CUDA_PATH, KGATE_CLANG_RESOURCE_DIR.\n"
+            "read-only folders for the sandbox, colon-separated), KGATE_CUDA_PATH, KGATE_CLANG_RESOURCE_DIR,\n"
+            "KGATE_NVCC_BUDGET (seconds all of one static scan's nvcc -E runs may take, default 20).\n"
             "Tasks (a CUDA candidate defines the launcher; a PyTorch one the entry, `forward` unless\n"
             "// kgate-entry: NAME says otherwise):\n");
     for (int i = 0; i < kg_task_count(); i++) {

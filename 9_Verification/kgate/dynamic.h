@@ -3,8 +3,9 @@
  *
  * Nothing here touches CUDA: the gate's own process never initialises a CUDA
  * context, so it can fork its children freely (the judge, judge.cu, and the
- * device probe create theirs; the candidate runs in bin/kgate-harness, in
- * the sandbox). Host-only C11; the parsers are unit-tested.
+ * device probe create theirs; the candidate runs in the harness,
+ * build/libexec/kgate/kgate-harness, in the sandbox). Host-only C11; the
+ * parsers are unit-tested.
  */
 #ifndef KGATE_DYNAMIC_H
 #define KGATE_DYNAMIC_H

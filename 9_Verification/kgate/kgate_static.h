@@ -87,7 +87,7 @@ int kg_file_has_bom(const char *path);
 void kg_static_free(kg_static_result *r);
 
 /* Kills the nvcc runs a scan has in flight (async-signal-safe: for a
- * deadline's signal handler, bin/kgate-scan). */
+ * deadline's signal handler, build/libexec/kgate/kgate-scan). */
 void kg_static_abort(void);
 
 /* The include policy (precheck.c): 1 when the source includes something
@@ -98,7 +98,7 @@ void kg_static_abort(void);
  * (rule KG-INCLUDE, P0) and the gate before anything opens the file. */
 int kg_include_check(const char *src, char *why, size_t len, int *line);
 
-/* What the sandboxed scan (bin/kgate-scan) sends back: one record, written
+/* What the sandboxed scan (build/libexec/kgate/kgate-scan) sends back: one record, written
  * whole. The gate validates every field (kg_static_msg_valid) before use.
  * Counts, worst and reason are under the run's policy; every hit carries its
  * default severity too, so the report can say what each profile decides. */

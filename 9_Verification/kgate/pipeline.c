@@ -214,16 +214,29 @@ int spawn_scan(kg_gate *g, kg_job *j, kg_cand *c)
     snprintf(pol, sizeof pol, "--policy=%s", kg_policy_name(g->o->policy));
     snprintf(sig, sizeof sig, "--signature=%s", j->task ? j->task->signature : "");
     snprintf(ent, sizeof ent, "--torch-entry=%s", j->entry);
-    const char *argv[8];
+    /* a PyTorch candidate's scan reads PyTorch's headers (pybind11, Python,
+     * ATen): several times a plain one's, so four times the limit */
+    double limit = j->is_torch ? 4 * g->o->scan_timeout : g->o->scan_timeout;
+    /* the scan's own deadline, about 2 s before the gate's wall-clock limit:
+     * a scan that runs out of time ends its nvcc runs and says so (a record
+     * with timed_out = 1), rather than being killed with nothing said */
+    double wall = KG_WALL_FACTOR * limit, own = wall - 2 > wall / 2 ? wall - 2 : wall / 2;
+    char dl[48], arch[96];
+    snprintf(dl, sizeof dl, "--deadline=%.1f", own);
+    /* nvcc's view is compared for the architectures the gate compiles for */
+    snprintf(arch, sizeof arch, "--arch=%s", g->arch_list[0] ? g->arch_list : "90");
+    const char *argv[10];
     int a = 0;
     argv[a++] = prog;
     argv[a++] = src;
     argv[a++] = c->name;
     argv[a++] = pol;
+    argv[a++] = dl;
+    argv[a++] = arch;
     if (j->task) argv[a++] = sig;
     if (j->is_torch) argv[a++] = ent;
     argv[a] = NULL;
-    char e1[PATH_MAX + 16], e2[PATH_MAX + 32], e3[PATH_MAX + 32], e4[4200];
+    char e1[PATH_MAX + 16], e2[PATH_MAX + 32], e3[PATH_MAX + 32], e4[4200], e5[64];
     snprintf(e1, sizeof e1, "KGATE_NVCC=%s", g->nvcc);
     snprintf(e2, sizeof e2, "KGATE_CUDA_PATH=%s", g->sb->cuda_path);
     const char *rd = getenv("KGATE_CLANG_RESOURCE_DIR");
@@ -238,14 +251,18 @@ int spawn_scan(kg_gate *g, kg_job *j, kg_cand *c)
     s.n_fds = 1;
     s.out_fd = -1;
     s.slot = j->slot;
-    /* a PyTorch candidate's scan reads PyTorch's headers (pybind11, Python,
-     * ATen): several times a plain one's, so four times the limit */
-    double limit = j->is_torch ? 4 * g->o->scan_timeout : g->o->scan_timeout;
     s.lim = kg_default_limits(KG_SB_SCAN, limit);
     s.env[s.n_env++] = e1;
     s.env[s.n_env++] = e2;
     if (rd && *rd) s.env[s.n_env++] = e3;
     if (j->is_torch && g->torch_includes[0]) s.env[s.n_env++] = e4;
+    /* the time every nvcc run of one scan gets together (default 20 s):
+     * the operator's, never the candidate's; tests make it tiny */
+    const char *nb = getenv("KGATE_NVCC_BUDGET");
+    if (nb && *nb && strlen(nb) < 32) {
+        snprintf(e5, sizeof e5, "KGATE_NVCC_BUDGET=%s", nb);
+        s.env[s.n_env++] = e5;
+    }
     int rc = kg_sb_spawn(g->sb, &s, &j->scan);
     close(p[1]);
     if (rc != 0) {
@@ -352,18 +369,37 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
     ssize_t got = read_record(j->scan_fd, &m, sizeof m);
     close_fd(&j->scan_fd);
     double limit = j->is_torch ? 4 * g->o->scan_timeout : g->o->scan_timeout;
+    int valid = got == (ssize_t)sizeof m && kg_static_msg_valid(&m) && m.policy == g->o->policy;
+    /* the scan ran out of time and said so (its --deadline, or its nvcc
+     * runs' budget): no verdict on the candidate, checked before rc */
+    int timed_out = valid && m.timed_out;
     /* out of wall-clock time: the candidate's when the scan kept a CPU busy
      * for at least half its CPU limit (a bomb), else the machine's (too
      * busy to run it) */
-    int busy = j->scan_killed && rec.cpu_s >= 0.5 * limit;
-    if (got != (ssize_t)sizeof m && j->scan_killed && !busy && j->scan_tries++ < 1) {
+    int busy = (j->scan_killed || timed_out) && rec.cpu_s >= 0.5 * limit;
+    if (((got != (ssize_t)sizeof m && j->scan_killed) || timed_out) && !busy && j->scan_tries++ < 1) {
         /* the machine's: once more; then it is the gate's failure */
         j->scan_killed = 0;
         j->static_done = 0;
         if (spawn_scan(g, j, c) == 0) return;
         j->static_done = 1;
     }
-    if (got != (ssize_t)sizeof m || !kg_static_msg_valid(&m) || m.policy != g->o->policy) {
+    if (timed_out) {
+        char pe[300];
+        own_words(m.parse_error, c->name, pe, sizeof pe);
+        if (busy) {
+            c->verdict = KG_V_L1;
+            snprintf(c->reason, sizeof c->reason, "static track stopped: it ran out of time with %.1f s of CPU "
+                     "time used (a preprocessor or template bomb?): %.250s", rec.cpu_s, pe);
+        } else {
+            c->verdict = KG_V_SKIPPED;
+            c->gate_failure = 1;
+            snprintf(c->reason, sizeof c->reason, "gate: the static scan ran out of time, twice, having used less "
+                     "than half its %.0f s of CPU time (a machine too busy to run it): not judged; %.250s", limit, pe);
+        }
+        return;
+    }
+    if (!valid) {
         char end[200];
         kg_limits lim = kg_default_limits(KG_SB_SCAN, limit);
         kg_sb_ending(&rec, &lim, end, sizeof end);
@@ -387,6 +423,10 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
         return;
     }
     take_hits(c, &m);
+    if (m.rc == 0 && !m.parsed) {
+        j->unparsed = 1;
+        own_words(m.parse_error, c->name, j->parse_msg, sizeof j->parse_msg);
+    }
     c->n_p0 = m.n_p0;
     c->n_p1 = m.n_p1;
     c->n_p2 = m.n_p2;
@@ -417,6 +457,38 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
         j->static_ok = 1;
         j->external = m.is_external;
     }
+}
+
+int parse_stop(kg_job *j, kg_cand *c)
+{
+    if (!j->unparsed) return 0;
+    int rule = kg_rule_index("KG-PARSE"), line = 0, k;
+    for (k = 0; k < c->n_hits && c->hits[k].rule != rule; k++) {}
+    if (k == c->n_hits && k < KG_CAND_HITS) {   /* not among the hits the record carried: add it */
+        c->n_hits++;
+        c->hits[k].line = 0;
+        c->hits[k].eff = 1;   /* counted among the P1 findings of the record */
+        snprintf(c->hits[k].msg, sizeof c->hits[k].msg, "not valid C/CUDA for clang (%.150s)", j->parse_msg);
+    }
+    if (k < KG_CAND_HITS) {
+        kg_hit *h = &c->hits[k];
+        if (h->eff == 1 && c->n_p1 > 0) c->n_p1--;
+        if (h->eff == 2 && c->n_p2 > 0) c->n_p2--;
+        if (h->eff != 0) c->n_p0++;
+        h->rule = rule;
+        h->sev = h->eff = 0;
+        line = h->line;
+    }
+    /* the rules line says what decided */
+    char *r = strstr(c->rules, "KG-PARSE(P");
+    size_t n = strlen(c->rules);
+    if (r) r[strlen("KG-PARSE(P")] = '0';
+    else if (n + 32 < sizeof c->rules) snprintf(c->rules + n, sizeof c->rules - n, "%sKG-PARSE(P0)@%d", n ? " " : "", line);
+    for (int p = 0; p < KG_POLICY_COUNT; p++) c->policy_stops |= 1u << p;
+    c->verdict = KG_V_P0;
+    snprintf(c->reason, sizeof c->reason, "KG-PARSE at line %d: nvcc compiles it but clang cannot parse it "
+             "(%.250s): the static track read only part of the candidate, so the gate refuses it", line, j->parse_msg);
+    return 1;
 }
 
 /* A PyTorch build that failed for the machine's reasons, not the candidate's. */

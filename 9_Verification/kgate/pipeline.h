@@ -64,6 +64,8 @@ typedef struct {
     int arch_ok[MAX_ARCH];     /* -1 not known, 0 does not compile for it, 1 compiles */
     char so_name[MAX_ARCH][32];/* the shared object of each architecture, in scratch */
     int env_skip;              /* the build failed for the machine's reasons (PyTorch): SKIPPED */
+    int unparsed;              /* clang reported an error in the candidate (KG-PARSE) */
+    char parse_msg[300];       /* its first error, in the candidate's own words */
     char entry[64];            /* a PyTorch candidate's entry */
     double t0;
 } kg_job;
@@ -103,6 +105,10 @@ void spawn_harnesses(kg_gate *g, kg_job *j);
 int spawn_scan(kg_gate *g, kg_job *j, kg_cand *c);
 void static_result(kg_gate *g, kg_job *j, kg_cand *c);
 void compile_result(kg_gate *g, kg_job *j, kg_cand *c);
+/* A candidate that nvcc compiles and clang could not parse (KG-PARSE): the
+ * static track read only what clang recovered, so the gate refuses it (P0
+ * under every profile: what the gate cannot read). Returns 1 when it did. */
+int parse_stop(kg_job *j, kg_cand *c);
 void run_candidate(kg_gate *g, kg_job *j, kg_cand *c, int task_index);
 void stop_job(kg_gate *g, kg_job *j);
 double quiesce_others(kg_gate *g, kg_job *jobs, int next, int self);

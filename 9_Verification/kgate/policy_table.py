@@ -14,8 +14,12 @@ report has that verdict, the profile's figures say how many are undetermined.
 The table (one row per profile: bad candidates stopped, interception, good
 candidates stopped, false kills, median seconds per candidate) replaces what
 lies between <!-- NAME:begin --> and <!-- NAME:end --> in FILE, under a line
-naming the reports, their mode, device and date. Without --readme the table
-is printed.
+naming the reports, their mode, device, commit and date. The commit and the
+date are the run's: from the provenance lines (# commit:, # date:) of the
+text report beside the first JSON file (RUN.txt, as run_corpus.sh writes
+it), else KGATE_COMMIT and today. So the table can be made on another
+machine than the run, from the files the run left. Without --readme the
+table is printed.
 """
 import json
 import os
@@ -31,6 +35,24 @@ GOOD = {"PASS", "EXTERNAL"}
 def load(path):
     with open(path) as f:
         return json.load(f)
+
+
+def provenance(json_path):
+    """The run's commit and date from the text report beside a JSON report
+    (run_corpus.sh's provenance lines: '# commit: X', '# date: Y'), or {}."""
+    txt = os.path.splitext(json_path)[0] + ".txt"
+    out = {}
+    try:
+        with open(txt, errors="replace") as f:
+            for line in f:
+                if not line.startswith("#"):
+                    break
+                for key in ("commit", "date"):
+                    if line.startswith("# %s: " % key):
+                        out[key] = line.split(": ", 1)[1].strip()
+    except OSError:
+        pass
+    return out
 
 
 def derive(reports):
@@ -112,11 +134,16 @@ def main(argv):
     reports = [load(f) for f in files]
     modes = sorted({r.get("mode", "?") for r in reports})
     device = reports[0].get("device", "?")
-    commit = os.environ.get("KGATE_COMMIT", "")
-    title = "%s (%s; device: %s; %smade by policy_table.py on %s)" % (
+    run = provenance(files[0])
+    commit = run.get("commit") or os.environ.get("KGATE_COMMIT", "")
+    if commit == "unknown":
+        commit = os.environ.get("KGATE_COMMIT", "")
+    date = (run.get("date") or "")[:10] or time.strftime("%Y-%m-%d")
+    title = "%s (%s; device: %s; %s%s)" % (
         ", ".join(modes), ", ".join("%s under %s" % (os.path.basename(f), r.get("policy", "default"))
                                     for f, r in zip(files, reports)),
-        device, ("commit %s; " % commit) if commit else "", time.strftime("%Y-%m-%d"))
+        device, ("commit %s; " % commit) if commit else "",
+        ("run on %s" % date) if run.get("date") else "made by policy_table.py on %s" % date)
     t = table(reports, "Stage: " + title)
     if not readme:
         print(t)

@@ -1,7 +1,7 @@
 /* proto.h: how the judge talks to the harness (see README.md, "Judge and
  * harness").
  *
- * The harness (bin/kgate-harness) is the only process that runs candidate
+ * The harness (build/libexec/kgate/kgate-harness) is the only process that runs candidate
  * code; it lives in the sandbox and is treated as hostile. The judge (a
  * child of the gate, bin/kgate) owns the inputs, the references, the
  * comparisons, the clock and the verdict, and never loads candidate code.

@@ -8,7 +8,7 @@ static const kg_rule_info rules[] = {
     /* what the gate cannot read safely, and the candidate contract */
     {"KG-INCLUDE", 0, "gate", "include only the CUDA toolkit's and the system's headers, by a plain <name>"},
     {"KG-HIDDEN-CODE", 0, "gate", "remove compiler-specific #if blocks (__clang__, __NVCC__), #line and trigraphs: the gate must read what nvcc compiles"},
-    {"KG-PARSE", 1, "gate", "fix the syntax error the message names"},
+    {"KG-PARSE", 1, "gate", "write code clang parses too: fix the error the message names (the gate reads every candidate with clang as well as nvcc)"},
     {"KG-NO-LAUNCH", 1, "contract", "define extern \"C\" void launch(<task arguments>, cudaStream_t stream)"},
     {"KG-LAUNCH-LINKAGE", 1, "contract", "declare the launcher extern \"C\""},
     {"KG-LAUNCH-SIGNATURE", 1, "contract", "give launch() exactly the task's parameter types, in order, ending with cudaStream_t"},

@@ -8,9 +8,13 @@
 #                                 under --policy=lenient: their dynamic verdicts, so every
 #                                 profile's figures are known
 #   kgate_policies.md             the four profiles' interception, false kills and median
-#                                 seconds (policy_table.py; also written into README-static.md
-#                                 and README.md, between their `results` markers)
+#                                 seconds (policy_table.py)
+# and nothing outside OUTDIR (the run may happen on another machine, OUTDIR
+# copied back): the READMEs' `results` markers are filled afterwards, from
+# the JSON files, by the two policy_table.py commands it prints at the end
+# (they need no GPU; the commit and date come from kgate_corpus.txt).
 # Needs a CUDA device; build first with `make -C 9_Verification/kgate`.
+# GIT_COMMIT=<sha> names the commit where the tree has no .git.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -57,8 +61,12 @@ if [ "${#extra[@]}" -gt 0 ]; then
   echo "lenient pass: ${#extra[@]} candidate(s), $(grep -E '^verdicts:' "$out/kgate_corpus_lenient.txt")"
   reports+=("$out/kgate_corpus_lenient.json")
 fi
-GIT_COMMIT="$commit" KGATE_COMMIT="$commit" python3 "$here/policy_table.py" "${reports[@]}" > "$out/kgate_policies.md"
-KGATE_COMMIT="$commit" python3 "$here/policy_table.py" --marker=results --readme="$here/README-static.md" "${reports[@]}"
-KGATE_COMMIT="$commit" python3 "$here/policy_table.py" --marker=results --readme="$here/README.md" "${reports[@]}"
+KGATE_COMMIT="$commit" python3 "$here/policy_table.py" "${reports[@]}" > "$out/kgate_policies.md"
 cat "$out/kgate_policies.md"
+names=()
+for r in "${reports[@]}"; do names+=("OUTDIR/$(basename "$r")"); done
+echo "the READMEs' results tables, from the repository's root once OUTDIR is where it will stay:"
+for f in README-static.md README.md; do
+  echo "  python3 9_Verification/kgate/policy_table.py --marker=results --readme=9_Verification/kgate/$f ${names[*]}"
+done
 exit $rc

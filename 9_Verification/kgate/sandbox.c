@@ -79,7 +79,7 @@ kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s)
         l.mem_bytes = 4 * GiB;
         l.fsize_bytes = 64 * MiB;
         l.tmp_bytes = 128 * MiB;
-        l.nproc = 16;
+        l.nproc = 64;
         break;
     case KG_SB_COMPILE:    /* nvcc and its phases: a few seconds, under 2 GiB */
         l.cpu_s = timeout_s;

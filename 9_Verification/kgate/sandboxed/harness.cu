@@ -1,4 +1,4 @@
-/* kgate-harness: the only process that runs candidate code (bin/kgate-harness).
+/* kgate-harness: the only process that runs candidate code (build/libexec/kgate/kgate-harness).
  *
  * Started by the gate inside the sandbox, one per candidate, while nvcc
  * compiles it: it creates its CUDA context, then obeys the judge's commands

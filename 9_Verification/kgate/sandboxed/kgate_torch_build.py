@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""kgate-torch-build: PyTorch's side of the kernel gate (bin/kgate-torch-build.py).
+"""kgate-torch-build: PyTorch's side of the kernel gate (build/libexec/kgate/kgate-torch-build.py).
 
   kgate-torch-build.py --probe
       Run by the gate at start (no candidate involved): is PyTorch here, and

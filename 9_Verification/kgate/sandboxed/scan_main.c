@@ -1,4 +1,4 @@
-/* kgate-scan: the static track in a sandbox of its own (bin/kgate-scan).
+/* kgate-scan: the static track in a sandbox of its own (build/libexec/kgate/kgate-scan).
  *
  *   kgate-scan FILE NAME [--policy=P] [--signature=SIG] [--torch-entry=NAME]
  *              [--arch=LIST] [--deadline=S]

@@ -16,7 +16,12 @@
 #   - --arch with two architectures: a candidate that compiles for only one
 #     is accepted with a note;
 #   - a static scan starved of CPU time (a bubblewrap that sleeps) is SKIPPED
-#     as the gate's own failure after one retry, counted apart, never L1;
+#     as the gate's own failure after one retry, counted apart, never L1; so
+#     is a scan that says it ran out of time (its nvcc budget, its deadline);
+#   - code nvcc compiles and clang cannot parse is P0 (KG-PARSE), not judged
+#     on clang's partial AST;
+#   - PyTorch candidates are admitted first (their builds overlap the rest),
+#     the report keeps the candidates' order;
 #   - the helpers (kgate-sandbox, kgate-scan, kgate-harness,
 #     kgate-torch-build.py) are in build/libexec/kgate, not bin/; the stub
 #     run by hand says what it is; a gate without them says so.
@@ -196,6 +201,86 @@ grep -A1 "^SKIPPED   relu_basic.cu" "$tmp/o18" | grep -q "gate: the static scan 
 grep -q "^gate failures (SKIPPED: the gate could not judge them" "$tmp/o18" && grep -q '"gate_failures":1' "$tmp/starved.json" \
     && ok || bad "the gate failure is not counted apart"
 grep -q "^verdicts:.*L1" "$tmp/o18" && bad "a starved scan counted as L1" || ok
+# --- what clang cannot parse and nvcc compiles is refused ------------------------
+# A brace initialisation that narrows (unsigned into int): nvcc warns, clang
+# refuses it, so the rules read only what clang recovered. The scan alone says
+# KG-PARSE P1 (--static-only: STATIC-OK); once nvcc has compiled it the gate
+# refuses it, P0 with the clang error and the rule's fix in the feedback. A
+# clang error that nvcc shares is the compile's L1, as before.
+cat > "$tmp/narrow.cu" <<'EOF'
+// kgate-task: relu
+__global__ void k(const float* __restrict__ x, float* __restrict__ y, int n) {
+    const int stride{blockDim.x * gridDim.x};
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) y[i] = fmaxf(x[i], 0.0f);
+}
+extern "C" void launch(const float* x, float* y, int n, cudaStream_t stream) {
+    k<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n);
+}
+EOF
+bin/kgate --static-only "$tmp/narrow.cu" > "$tmp/o21" 2>&1
+grep -A2 "^STATIC-OK narrow.cu" "$tmp/o21" | grep -q "KG-PARSE(P1)@3" && ok \
+    || bad "clang's error alone is P1 in a static-only run: $(grep -A2 narrow.cu "$tmp/o21" | head -3)"
+bin/kgate --compile-only --feedback="$tmp/narrow.jsonl" --json="$tmp/narrow.json" "$tmp/narrow.cu" "$corpus/va_typo.cu" \
+    > "$tmp/o22" 2>&1
+grep -A2 "^P0        narrow.cu" "$tmp/o22" | grep -q "KG-PARSE at line 3: nvcc compiles it but clang cannot parse it (.*cannot be narrowed" \
+    && grep -A2 "^P0        narrow.cu" "$tmp/o22" | grep -q "KG-PARSE(P0)@3" && ok \
+    || bad "nvcc compiles what clang cannot parse: $(grep -A2 narrow.cu "$tmp/o22" | head -3)"
+grep '"candidate":"narrow.cu"' "$tmp/narrow.jsonl" | grep -q '"next_step":"KG-PARSE at line 3: write code clang parses too' && ok \
+    || bad "the feedback's next step for a KG-PARSE stop: $(grep narrow.cu "$tmp/narrow.jsonl" | head -c 300)"
+python3 - "$tmp/narrow.json" <<'PY' && ok || bad "a KG-PARSE stop is not a stop of every profile in the JSON"
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["candidates"] if c["file"] == "narrow.cu"][0]
+sys.exit(0 if all(c["policy_stops"].get(p) for p in ("default", "published", "strict", "lenient")) else 1)
+PY
+grep -A1 "^L1        va_typo.cu" "$tmp/o22" | grep -q "compile error" && ok \
+    || bad "a clang error nvcc shares is the compile's: $(grep -A1 va_typo.cu "$tmp/o22" | tail -1)"
+
+# --- a scan that runs out of its own time says so: the gate's failure ----------
+# The scan writes a record with timed_out = 1 when its nvcc runs exceed their
+# budget (KGATE_NVCC_BUDGET, here 1 ms) or its own --deadline passes (the
+# gate passes one about 2 s before its wall-clock limit; here a fake nvcc that
+# sleeps, with --scan-timeout=1: a 4 s limit, a 2 s deadline). The gate
+# checks timed_out before rc: retried once (a bubblewrap that counts the
+# scans it starts), then SKIPPED, counted apart, never L1. A candidate
+# without conditional blocks runs no nvcc and is judged as usual.
+printf '#!/bin/sh\nfor a in "$@"; do case $a in */kgate-scan) echo scan >> "%s" ;; esac; done\nexec %s "$@"\n' \
+    "$tmp/scans.log" "$real_bwrap" > "$tmp/count_bwrap"
+chmod +x "$tmp/count_bwrap"
+KGATE_BWRAP="$tmp/count_bwrap" KGATE_NVCC_BUDGET=0.001 bin/kgate --static-only --json="$tmp/budget.json" \
+    "$corpus/relu_arch_guard.cu" "$corpus/relu_basic.cu" > "$tmp/o19" 2>&1
+rc=$?
+grep -A1 "^SKIPPED   relu_arch_guard.cu" "$tmp/o19" | grep -q "gate: the static scan ran out of time, twice.*nvcc's preprocessor did not finish within 0.001 s" \
+    && ok || bad "a scan out of its nvcc budget: $(grep -A1 relu_arch_guard "$tmp/o19" | head -2 | tail -1)"
+[ "$(grep -c scan "$tmp/scans.log" 2>/dev/null)" = 3 ] && ok \
+    || bad "a scan out of its nvcc budget is retried once: $(grep -c scan "$tmp/scans.log" 2>/dev/null) scans for 2 candidates, want 3"
+grep -q "^STATIC-OK relu_basic.cu" "$tmp/o19" && ok || bad "a candidate without nvcc runs under a tiny budget: $(grep relu_basic "$tmp/o19")"
+[ $rc -eq 1 ] && grep -q '"gate_failures":1' "$tmp/budget.json" && ok \
+    || bad "a timed-out scan is not a gate failure (exit $rc): $(tail -1 "$tmp/o19")"
+grep -q "^verdicts:.*L1" "$tmp/o19" && bad "a timed-out scan counted as L1" || ok
+fake=$(mktemp -d)   # the sandbox runs under a uid of its own: the fake must be readable
+chmod 755 "$fake"
+mkdir "$fake/bin"
+printf '#!/bin/sh\nexec sleep 60\n' > "$fake/bin/nvcc"
+chmod 755 "$fake/bin/nvcc"
+bin/kgate --static-only --scan-timeout=1 --nvcc="$fake/bin/nvcc" "$corpus/relu_arch_guard.cu" > "$tmp/o20" 2>&1
+rc=$?
+rm -rf "$fake"
+grep -A1 "^SKIPPED   relu_arch_guard.cu" "$tmp/o20" | grep -q "ran out of time, twice.*did not finish within its 2 s deadline" \
+    && [ $rc -eq 1 ] && ok || bad "a scan past its deadline (exit $rc): $(grep -A1 relu_arch_guard "$tmp/o20" | head -2 | tail -1)"
+# --- PyTorch candidates are admitted first ----------------------------------------
+# their builds (about a minute each on the H200) run beside the plain
+# candidates instead of after them: the first scan the gate starts is the
+# PyTorch candidate's, named last (a bubblewrap that logs each scan's
+# candidate: kgate-scan FILE NAME ...)
+printf '#!/bin/bash\na=("$@")\nfor ((i = 0; i < ${#a[@]}; i++)); do case ${a[i]} in */kgate-scan) echo "${a[i+2]}" >> "%s" ;; esac; done\nexec %s "$@"\n' \
+    "$tmp/order.log" "$real_bwrap" > "$tmp/order_bwrap"
+chmod +x "$tmp/order_bwrap"
+KGATE_BWRAP="$tmp/order_bwrap" bin/kgate --static-only "$corpus/relu_basic.cu" "$corpus/va_grid_stride.cu" \
+    "$corpus/torch_relu.cu" > "$tmp/o23" 2>&1
+[ "$(head -1 "$tmp/order.log" 2>/dev/null)" = torch_relu.cu ] && [ "$(wc -l < "$tmp/order.log")" -eq 3 ] && ok \
+    || bad "the PyTorch candidate is not admitted first: $(tr '\n' ' ' < "$tmp/order.log" 2>/dev/null)"
+grep -A3 "^STATIC-OK relu_basic.cu" "$tmp/o23" | grep -q . && [ "$(grep -n 'relu_basic.cu  ' "$tmp/o23" | cut -d: -f1)" -lt \
+    "$(grep -n 'torch_relu.cu  ' "$tmp/o23" | cut -d: -f1)" ] && ok || bad "the report is not in the candidates' order"
 # --- the helpers are not commands ------------------------------------------------
 # kgate-sandbox, kgate-scan, kgate-harness and kgate-torch-build.py live in
 # build/libexec/kgate, where users do not meet them; bin/ has the gate alone

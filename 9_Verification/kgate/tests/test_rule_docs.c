@@ -291,7 +291,7 @@ static void test_examples(void **s)
 }
 
 /* The policies: lenient <= default <= published <= strict, and the
- * published P0 list is what the issue names. */
+ * published profile's P0 list is the published gate's seven rules. */
 static void test_policies(void **s)
 {
     (void)s;
