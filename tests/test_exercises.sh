@@ -104,6 +104,7 @@ s=$tmp/suite
 mkdir -p "$s/0_Simple"
 cp -r Makefile common tools "$s/"
 cp -r 0_Simple/firstKernel "$s/0_Simple/"
+mkdir -p "$s/tests" && cp -r tests/support "$s/tests/"   # the CPU simulator's shared part
 verdict() { grep -E '^try firstKernel ex1' "$tmp/out" | tail -n1; }
 ( cd "$s" && MAKEFLAGS= tools/try.sh firstKernel 1 ) >"$tmp/out" 2>&1
 rc=$?

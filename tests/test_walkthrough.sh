@@ -52,6 +52,7 @@ s=$tmp/clone
 mkdir -p "$s/0_Simple"
 cp -r Makefile README.md common tools docs "$s/"
 cp -r 0_Simple/firstKernel "$s/0_Simple/"
+mkdir -p "$s/tests" && cp -r tests/support "$s/tests/"   # the CPU simulator's shared part
 rm -rf "$s/0_Simple/firstKernel/build"
 
 n_cmd=0

@@ -15,7 +15,6 @@
 namespace window_4x8_float4 {
 constexpr int COLS = 4;        /* a thread's adjacent columns */
 constexpr int ROWS = 8;        /* a thread's rows: its strip */
-constexpr int IN_FLIGHT = 1;   /* rows loaded before any is used */
 
 /* The raw pixels of ROI row y that a thread needs: its COLS columns from
  * c0 (image columns), and the columns just left and right of them when the
@@ -103,8 +102,10 @@ __device__ __forceinline__ void store_row(const blur_args *a, int y, int c0, con
  * columns: its float4 loads are 16-byte aligned whatever x0 is) and walks
  * down a strip of ROWS rows, keeping the horizontal 3-sums of the rows above
  * and below in registers (the sliding window); the mean of row y is the sum
- * of the 3-sums of rows y-1, y and y+1. No shared memory, no barrier. */
-template <bool VEC>
+ * of the 3-sums of rows y-1, y and y+1. No shared memory, no barrier.
+ * IN_FLIGHT: the rows loaded before any of them is used; 1 here, each row
+ * used as soon as it is loaded (step 08 launches this kernel with 8). */
+template <bool VEC, int IN_FLIGHT = 1>
 __global__ void __launch_bounds__(WIN_THREADS) blur_window_4x8_float4(blur_args a)
 {
     using namespace window_4x8_float4;

@@ -1,7 +1,10 @@
 /* Step 09: window_4x8. The one change from step 08: the division. Away
  * from the ROI's edges every pixel has all 9 neighbours, so the mean is the
  * sum times 1/9 (a multiply); only a thread whose columns or row touch the
- * ROI's edge divides by the edge rule's count.
+ * ROI's edge divides by the edge rule's count. (COLS and ROWS, the
+ * namespace's constants until step 08, are the kernel's template parameters
+ * from here on, 4 and 8 by default, so that steps 10 and 11 can launch it
+ * with others; the PTX for 4 x 8 is the same as with constants.)
  *
  * Why it should help: a float division is a sequence of several instructions;
  * a multiply is one. It matters only if instructions, not memory, limit the
@@ -10,8 +13,6 @@
  * the same bytes (80.1% of the HBM peak): 1.31x step 08, whose median was
  * unsteady in that run, and 1.07x step 07. */
 namespace window_4x8 {
-constexpr int COLS = 4;        /* a thread's adjacent columns */
-constexpr int ROWS = 8;        /* a thread's rows: its strip */
 constexpr int IN_FLIGHT = 8;   /* rows loaded before any is used */
 
 /* The raw pixels of ROI row y that a thread needs: its COLS columns from
@@ -23,7 +24,7 @@ constexpr int IN_FLIGHT = 8;   /* rows loaded before any is used */
  * row 0, the float4 or pixel holding column lo) and its values are zeroed.
  * VEC: rows hold whole float4s (the pitch and the bases are multiples of
  * 16), so a group, aligned to COLS in image columns, is loaded as float4s. */
-template <bool VEC>
+template <int COLS, bool VEC>
 __device__ __forceinline__ void load_row(const blur_args *a, int y, int c0, int lane, float v[COLS],
                                          float *left, float *right)
 {
@@ -58,6 +59,7 @@ __device__ __forceinline__ void load_row(const blur_args *a, int y, int c0, int 
  * right of its group are its neighbour lanes' last and first (a shuffle
  * each); lanes 0 and 31 have no neighbour there and use the ones they
  * loaded. Every lane of the warp must call this. */
+template <int COLS>
 __device__ __forceinline__ void row_sums(const float v[COLS], float left, float right, int lane,
                                          float h[COLS])
 {
@@ -72,7 +74,7 @@ __device__ __forceinline__ void row_sums(const float v[COLS], float left, float 
 }
 
 /* Output row y from the 3-sums of rows y-1, y, y+1 (zeros outside the ROI). */
-template <bool VEC>
+template <int COLS, bool VEC>
 __device__ __forceinline__ void store_row(const blur_args *a, int y, int c0, const float up[COLS],
                                           const float mid[COLS], const float down[COLS])
 {
@@ -105,8 +107,10 @@ __device__ __forceinline__ void store_row(const blur_args *a, int y, int c0, con
  * columns: its float4 loads are 16-byte aligned whatever x0 is) and walks
  * down a strip of ROWS rows, keeping the horizontal 3-sums of the rows above
  * and below in registers (the sliding window); the mean of row y is the sum
- * of the 3-sums of rows y-1, y and y+1. No shared memory, no barrier. */
-template <bool VEC>
+ * of the 3-sums of rows y-1, y and y+1. No shared memory, no barrier.
+ * COLS: a thread's adjacent columns; ROWS: a thread's rows, its strip (steps
+ * 10 and 11 launch this kernel with other values). */
+template <bool VEC, int COLS = 4, int ROWS = 8>
 __global__ void __launch_bounds__(WIN_THREADS) blur_window_4x8(blur_args a)
 {
     using namespace window_4x8;
@@ -118,23 +122,23 @@ __global__ void __launch_bounds__(WIN_THREADS) blur_window_4x8(blur_args a)
     const int c0 = (a.x0 / COLS + (int)(blockIdx.x * WIN_THREADS + threadIdx.x)) * COLS;
     const int y_first = blockIdx.y * ROWS;   /* my strip's first output row */
     float v[COLS], l, r, up[COLS], mid[COLS];
-    load_row<VEC>(&a, y_first - 1, c0, lane, v, &l, &r);
-    row_sums(v, l, r, lane, up);
-    load_row<VEC>(&a, y_first, c0, lane, v, &l, &r);
-    row_sums(v, l, r, lane, mid);
+    load_row<COLS, VEC>(&a, y_first - 1, c0, lane, v, &l, &r);
+    row_sums<COLS>(v, l, r, lane, up);
+    load_row<COLS, VEC>(&a, y_first, c0, lane, v, &l, &r);
+    row_sums<COLS>(v, l, r, lane, mid);
 #pragma unroll
     for (int chunk = 0; chunk < ROWS; chunk += IN_FLIGHT) {
         if (y_first + chunk >= a.height) break;   /* the same for the whole block */
         float cv[IN_FLIGHT][COLS], cl[IN_FLIGHT], cr[IN_FLIGHT];
 #pragma unroll
         for (int j = 0; j < IN_FLIGHT; j++)   /* all loads first: IN_FLIGHT in flight */
-            load_row<VEC>(&a, y_first + chunk + j + 1, c0, lane, cv[j], &cl[j], &cr[j]);
+            load_row<COLS, VEC>(&a, y_first + chunk + j + 1, c0, lane, cv[j], &cl[j], &cr[j]);
 #pragma unroll
         for (int j = 0; j < IN_FLIGHT; j++) {
             const int y = y_first + chunk + j;   /* the output row; y + 1 is cv[j] */
             float down[COLS];
-            row_sums(cv[j], cl[j], cr[j], lane, down);
-            if (y < a.height) store_row<VEC>(&a, y, c0, up, mid, down);
+            row_sums<COLS>(cv[j], cl[j], cr[j], lane, down);
+            if (y < a.height) store_row<COLS, VEC>(&a, y, c0, up, mid, down);
 #pragma unroll
             for (int k = 0; k < COLS; k++) {
                 up[k] = mid[k];

@@ -12,8 +12,13 @@
  * per byte leave the SM more room to keep up with memory.
  * Measured (H200, 512 MiB, 256 bins;
  * results/H200/histogram.txt, commit 3865df4): no gain: 2268 GB/s on uniform
- * bytes, 2948 skewed, 4261 equal, 0.1-0.3% slower than step 04. */
-template <int BINS>
+ * bytes, 2948 skewed, 4261 equal, 0.1-0.3% slower than step 04.
+ *
+ * ALL_SHARED is not read by the code: it is 1 in step 06, which launches
+ * this kernel asking for all shared memory as the carveout. The carveout is
+ * an attribute of the function (cudaFuncSetAttribute), so each launch gets
+ * an instantiation of its own. */
+template <int BINS, int ALL_SHARED = 0>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)
 hist_shared_private_ptx(const unsigned char *__restrict__ data, size_t n, u64 *__restrict__ hist)
 {

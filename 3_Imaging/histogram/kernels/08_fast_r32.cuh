@@ -17,12 +17,14 @@
  * results/H200/histogram.txt, commit 3865df4): 3946 GB/s on uniform bytes
  * against step 07's 2257 (185.1% of CUB), 3942 skewed; on equal bytes, which
  * had no bank conflicts to lose, 3961 against 4155: its merge costs more
- * (step 12 measures it). */
-template <int BINS>
+ * (step 12 measures it).
+ *
+ * GROUPS: the sets of 32 lane copies; one here (step 09 launches this kernel
+ * with two). */
+template <int BINS, unsigned GROUPS = 1>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)
 hist_fast_r32(const unsigned char *__restrict__ data, size_t n, u64 *__restrict__ hist)
 {
-    constexpr unsigned GROUPS = 1;                /* sets of 32 lane copies */
     constexpr unsigned COPIES = 32u * GROUPS;
     extern __shared__ unsigned smem[];            /* BINS x COPIES counters */
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;

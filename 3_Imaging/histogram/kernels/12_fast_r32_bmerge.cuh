@@ -22,8 +22,13 @@
  * 16"). Measured (H200, 512 MiB, 256 bins; results/H200/histogram.txt, commit 3865df4):
  * 4112 GB/s on uniform bytes against step 08's 3946 (192.9% of CUB), 4150
  * against 3961 on equal bytes (117.1%), 5.5-6.2 us less; the fitted fixed
- * cost fell from 14.8-15.2 to 8.1-8.6 us (README). */
-template <int BINS>
+ * cost fell from 14.8-15.2 to 8.1-8.6 us (README).
+ *
+ * FIT is not read by the code: it is 1 in step 13, which launches this
+ * kernel with the carveout sized to need. The carveout is an attribute of
+ * the function (cudaFuncSetAttribute), so each launch gets an instantiation
+ * of its own. */
+template <int BINS, int FIT = 0>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)
 hist_fast_r32_bmerge(const unsigned char *__restrict__ data, size_t n, u64 *__restrict__ hist,
                      unsigned epoch, unsigned *__restrict__ zeroed)

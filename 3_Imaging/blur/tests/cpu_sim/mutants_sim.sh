@@ -7,66 +7,7 @@
 # each bug's effect, not that the GPU build fails the same way (a race, like
 # no_syncthreads_after_tile, may pass here by luck of the scheduling).
 # Exit 0 when every mutant is caught. Takes a few minutes.
+# The work is done by tests/support/mutants_sim.sh, which blur and histogram share.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-sample=$(cd "$here/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/blur_mutants_sim.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT
-python3 - "$sample/mutants" "$sample" "$work" "$@" <<'PY' || exit 1
-import os, shutil, sys
-mfile, sample, work, only = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-def unesc(s):
-    out, i = [], 0
-    while i < len(s):
-        if s[i] == '\\' and i + 1 < len(s):
-            out.append({'n': '\n', 't': '\t', '\\': '\\'}.get(s[i + 1], '\\' + s[i + 1])); i += 2
-        else:
-            out.append(s[i]); i += 1
-    return ''.join(out)
-muts, cur, run = [], None, ''
-for line in open(mfile).read().split('\n'):
-    if line.startswith('#'): continue
-    if line.strip() == '':
-        cur = None; continue
-    key, _, val = line.partition(':')
-    val = val[1:] if val.startswith(' ') else val
-    if key == 'run' and cur is None: run = val.split('#')[0].strip(); continue
-    if key == 'mutant': cur = {'name': val.strip(), 'args': run}; muts.append(cur); continue
-    if cur is not None: cur[key] = val if key in ('find', 'replace') else val.strip()
-bad = 0
-for m in muts:
-    if only and m['name'] not in only: continue
-    path = os.path.join(sample, m['file'])
-    text = open(path).read()
-    f, r = unesc(m['find']), unesc(m.get('replace', ''))
-    n = text.count(f)
-    if n != 1:
-        print(f"STALE {m['name']}: find occurs {n} times in {m['file']}"); bad += 1; continue
-    variant = ''
-    for a in m['args'].split():
-        if a.startswith('--variant='): variant = a.split('=', 1)[1]
-    copy = os.path.join(work, m['name'])
-    shutil.copytree(sample, copy, ignore=shutil.ignore_patterns('tests', 'exercises', '*.md'))
-    open(os.path.join(copy, m['file']), 'w').write(text.replace(f, r))
-    open(copy + '.variant', 'w').write(variant)
-sys.exit(1 if bad else 0)
-PY
-caught=0
-missed=0
-for copy in "$work"/*/; do
-    [ -d "$copy" ] || continue
-    name=$(basename "$copy")
-    variant=$(cat "$work/$name.variant")
-    "$here/run.sh" --sample="$copy" $variant >"$work/$name.log" 2>&1
-    rc=$?
-    if [ $rc -eq 1 ] && tail -n1 "$work/$name.log" | grep -q '^SIM FAIL'; then
-        caught=$((caught + 1))
-        echo "caught  $name ($(grep -c '^sim: FAIL' "$work/$name.log") failing runs${variant:+, --variant=$variant})"
-    else
-        missed=$((missed + 1))
-        echo "MISSED  $name: exit $rc, last line '$(tail -n1 "$work/$name.log")'"
-        tail -n5 "$work/$name.log" | sed 's/^/    /'
-    fi
-done
-echo "mutants in the CPU simulation: $caught caught, $missed missed"
-[ "$missed" -eq 0 ]
+exec sh "$here/../../../../tests/support/mutants_sim.sh" "$here/../.." "$@"

@@ -15,20 +15,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../../.." && pwd)
-src=$here/../../threadFenceReduction.cu
-exercise=
-for a in "$@"; do
-    case $a in
-        --exercise=*) exercise=${a#--exercise=} ;;
-        --src=*) src=${a#--src=} ;;
-        *) echo "run.sh: unknown argument '$a' (--exercise=FILE, --src=FILE.cu)" >&2; exit 2 ;;
-    esac
-done
-for f in "$src" ${exercise:+"$exercise"}; do
-    [ -f "$f" ] || { echo "run.sh: no such file: $f" >&2; exit 2; }
-done
-work=$(mktemp -d "${TMPDIR:-/tmp}/threadFenceReduction_cpu_sim.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT
+. "$root/tests/support/cpu_sim_lib.sh"
+sim_options threadFenceReduction "$@"
 # the device code of common/reduce_device.cuh (up to its host helpers), the
 # sample's kernels (from "---- kernels" up to its exercise hook), the
 # exercise; each `kernel<<<grid, block[, smem, stream]>>>(args);` becomes
@@ -43,23 +31,5 @@ if ! grep -q 'block_sum' "$work/kernels.inc" || ! grep -q 'reduce_single_pass' "
     echo "run.sh: could not cut the kernels out of common/reduce_device.cuh and $src"
     exit 2
 fi
-flags=
-[ -z "$exercise" ] || flags=-DEXERCISE_FILE
-if ! g++ -std=c++20 -O1 -g -w -pthread -fsanitize=address -fno-omit-frame-pointer $flags -I"$work" \
-        -I"$root/common" "$here/sim.cpp" -o "$work/sim" 2>"$work/build.log"; then
-    if grep -q 'kernels.inc' "$work/build.log"; then   # the kernel does not compile: a FAIL
-        sed 's|'"$work"'/kernels.inc|'"${exercise:-$src}"' (as simulated)|' "$work/build.log" | head -n 20
-        echo "SIM FAIL: the kernel does not compile on the CPU simulation"
-        exit 1
-    fi
-    cat "$work/build.log"
-    echo "run.sh: the simulation did not build"
-    exit 2
-fi
-ASAN_OPTIONS=detect_leaks=0:exitcode=1 "$work/sim" >"$work/out" 2>&1
-rc=$?
-cat "$work/out"
-if [ $rc -eq 1 ] && ! grep -q '^SIM FAIL' "$work/out"; then
-    echo "SIM FAIL: the kernel made an access outside its buffers (AddressSanitizer's report above)"
-fi
-exit $rc
+sim_build -std=c++20 -pthread -I"$root/common"
+sim_run "its buffers"
