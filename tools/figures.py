@@ -72,6 +72,11 @@ class Svg:
                           'stroke-width="%s"%s/>' % (num(x), num(y), num(w), num(h), num(rx), fill, stroke,
                                                      num(sw), d))
 
+    def heading(self, title, subtitle):
+        """Every figure's first two lines: its title in bold, then one muted line."""
+        self.text(20, 28, title, size=16, weight="bold")
+        self.text(20, 48, subtitle, size=12, fill=MUTED)
+
     def text(self, x, y, s, size=13, anchor="start", weight="normal", fill=INK, mono=False, italic=False):
         style = ' font-style="italic"' if italic else ""
         self.items.append('<text x="%s" y="%s" font-family="%s" font-size="%s" text-anchor="%s" '
@@ -114,10 +119,9 @@ def thread_indexing():
     block, nblocks, n = 8, 4, 29
     cw, x0, gap = 19, 120, 14
     s = Svg(780, 340, "Thread and block indexing: i = blockIdx.x * blockDim.x + threadIdx.x")
-    s.text(20, 28, "Each thread finds its element: i = blockIdx.x * blockDim.x + threadIdx.x", size=16,
-           weight="bold")
-    s.text(20, 48, "A grid of %d blocks of blockDim.x = %d threads for n = %d elements. The grid is rounded "
-           "up to whole blocks," % (nblocks, block, n), size=12, fill=MUTED)
+    s.heading("Each thread finds its element: i = blockIdx.x * blockDim.x + threadIdx.x",
+              "A grid of %d blocks of blockDim.x = %d threads for n = %d elements. The grid is rounded "
+              "up to whole blocks," % (nblocks, block, n))
     s.text(20, 64, "so the last block has %d threads with no element." % (nblocks * block - n), size=12,
            fill=MUTED)
     s.text(x0 - 12, 120, "threadIdx.x", size=12, anchor="end", mono=True)
@@ -161,9 +165,9 @@ def thread_indexing():
 
 def smem_tiling():
     s = Svg(800, 420, "Shared-memory tiling: C = A * B, one block per tile of C")
-    s.text(20, 28, "Shared-memory tiling: one block computes one tile of C", size=16, weight="bold")
-    s.text(20, 48, "Each element of A and B the block needs comes from global memory once per block, and "
-           "then TILE times", size=12, fill=MUTED)
+    s.heading("Shared-memory tiling: one block computes one tile of C",
+              "Each element of A and B the block needs comes from global memory once per block, and "
+              "then TILE times")
     s.text(20, 64, "from shared memory: TILE times less global traffic than one thread per output reading "
            "its own row and column.", size=12, fill=MUTED)
     T = 26          # one tile, in pixels
@@ -227,9 +231,9 @@ def smem_tiling():
 
 def reduction_tree():
     s = Svg(840, 470, "Reduction: a tree in shared memory, then shuffles inside a warp")
-    s.text(20, 28, "Reduction: halve the active threads at each step", size=16, weight="bold")
-    s.text(20, 48, "Across a block the partial sums meet in shared memory, with a barrier per step; inside "
-           "a warp they move between registers.", size=12, fill=MUTED)
+    s.heading("Reduction: halve the active threads at each step",
+              "Across a block the partial sums meet in shared memory, with a barrier per step; inside "
+              "a warp they move between registers.")
     n = 16
     cw, x0, y0, dy = 20, 30, 100, 52
     s.text(x0, 76, "a block: shared memory, sequential addressing", size=12, weight="bold", fill=SHARED_EDGE)
@@ -294,9 +298,8 @@ def reduction_tree():
 
 def privatized_histogram():
     s = Svg(800, 430, "Privatized histogram: per-block copies in shared memory, merged once")
-    s.text(20, 28, "Privatized histogram: count into the block's own copy, merge once", size=16,
-           weight="bold")
-    s.text(20, 48, "8 bins shown; the sample counts bytes into 256 (or 64).", size=12, fill=MUTED)
+    s.heading("Privatized histogram: count into the block's own copy, merge once",
+              "8 bins shown; the sample counts bytes into 256 (or 64).")
     s.text(20, 74, "input bytes (global memory), split among the blocks", size=12, weight="bold")
     nb, bw = 3, 230
     vals = [7, 2, 7, 7, 0, 5, 2, 7, 3, 7, 1, 7, 4, 2, 7, 6, 7, 0, 2, 7, 5, 7, 3, 7]
@@ -345,9 +348,9 @@ def privatized_histogram():
 
 def pitch_roi():
     s = Svg(800, 390, "Pitch, width and a region of interest")
-    s.text(20, 28, "A pitched image and a region of interest (ROI)", size=16, weight="bold")
-    s.text(20, 48, "Rows start pitch bytes apart, not width * 4: the allocation pads each row. The ROI is a "
-           "window at (x0, y0).", size=12, fill=MUTED)
+    s.heading("A pitched image and a region of interest (ROI)",
+              "Rows start pitch bytes apart, not width * 4: the allocation pads each row. The ROI is a "
+              "window at (x0, y0).")
     cw, ch = 24, 24
     cols, pad, rows = 14, 4, 8
     x0, y0 = 70, 96
@@ -401,9 +404,8 @@ def pitch_roi():
 
 def graph_replay():
     s = Svg(800, 336, "Graph replay against stream launches")
-    s.text(20, 28, "Many tiny kernels: launched one by one, or replayed as one graph", size=16, weight="bold")
-    s.text(20, 48, "Schematic, not to scale: the measured times are in 6_Advanced/cudaGraphs/README.md.",
-           size=12, fill=MUTED)
+    s.heading("Many tiny kernels: launched one by one, or replayed as one graph",
+              "Schematic, not to scale: the measured times are in 6_Advanced/cudaGraphs/README.md.")
     k = 6
     lx = 150
 
@@ -453,10 +455,9 @@ def tc_datapath():
     """Global memory -> shared memory -> registers -> tensor cores, for the
     four groups of tensorCoreGemm's steps, and what each one removes."""
     s = Svg(1040, 560, "tensorCoreGemm: the data path from global memory to the tensor cores, step by step")
-    s.text(20, 28, "Feeding the tensor cores: global memory -> shared memory -> (registers) -> tensor cores",
-           size=16, weight="bold")
-    s.text(20, 48, "Each row is a group of steps; an arrow is one hop of A and B, labelled with the "
-           "instruction that makes it and who issues it.", size=12, fill=MUTED)
+    s.heading("Feeding the tensor cores: global memory -> shared memory -> (registers) -> tensor cores",
+              "Each row is a group of steps; an arrow is one hop of A and B, labelled with the "
+              "instruction that makes it and who issues it.")
     # the columns: where the operands are
     cols = [("global memory", "A, B in BF16 (via L2)", GLOBAL, GLOBAL_EDGE),
             ("registers", "a thread's 16-byte chunk", THREAD, THREAD_EDGE),
@@ -518,9 +519,9 @@ def tc_datapath():
 
 def grid_stride():
     s = Svg(820, 380, "One thread per element against a grid-stride loop of 16-byte loads")
-    s.text(20, 28, "From one thread per element to a grid-stride loop of float4s", size=16, weight="bold")
-    s.text(20, 48, "n = 26 elements. Schematic: on the GPU the blocks have 256 threads and the grid-stride "
-           "grid fills every SM once.", size=12, fill=MUTED)
+    s.heading("From one thread per element to a grid-stride loop of float4s",
+              "n = 26 elements. Schematic: on the GPU the blocks have 256 threads and the grid-stride "
+              "grid fills every SM once.")
     n, cw, x0 = 26, 21, 110
     # naive: one thread per element, blocks of 8, the grid rounded up
     y = 96
@@ -571,9 +572,9 @@ def grid_stride():
 
 def last_block():
     s = Svg(840, 470, "One launch, one sum: the block that draws the last ticket adds the partial sums")
-    s.text(20, 28, "One launch, one sum: whoever finishes last adds the partial sums", size=16, weight="bold")
-    s.text(20, 48, "A grid of 4 blocks. Blocks finish in any order and never wait for each other; the "
-           "ticket tells each one whether it was the last.", size=12, fill=MUTED)
+    s.heading("One launch, one sum: whoever finishes last adds the partial sums",
+              "A grid of 4 blocks. Blocks finish in any order and never wait for each other; the "
+              "ticket tells each one whether it was the last.")
     x0, t0 = 150, 160
     ends = [350, 470, 300, 410]           # when each block's own sum is done
     order = sorted(range(4), key=lambda b: ends[b])
@@ -622,9 +623,8 @@ def last_block():
 
 def stream_overlap():
     s = Svg(840, 560, "Streams: kernels beside kernels, and copies beside compute")
-    s.text(20, 28, "Streams: work on different streams may run at the same time", size=16, weight="bold")
-    s.text(20, 48, "Schematic, not to scale: the measured times are in 6_Advanced/concurrentKernels/README.md.",
-           size=12, fill=MUTED)
+    s.heading("Streams: work on different streams may run at the same time",
+              "Schematic, not to scale: the measured times are in 6_Advanced/concurrentKernels/README.md.")
     # part one: kernels
     x0 = 190
     s.text(20, 80, "Part one: 4 small kernels", size=13, weight="bold")
@@ -688,10 +688,9 @@ def stream_overlap():
 
 def grid_sync():
     s = Svg(840, 480, "A barrier across the grid: a kernel boundary, or grid.sync() in a cooperative launch")
-    s.text(20, 28, "Two phases that need every block's result: two kernels, or one kernel and grid.sync()",
-           size=16, weight="bold")
-    s.text(20, 48, "y = x / sum(x). Phase one: each block writes a partial sum. Phase two: every block adds "
-           "all partials and divides its share.", size=12, fill=MUTED)
+    s.heading("Two phases that need every block's result: two kernels, or one kernel and grid.sync()",
+              "y = x / sum(x). Phase one: each block writes a partial sum. Phase two: every block adds "
+              "all partials and divides its share.")
     x0 = 150
     p1 = [170, 150, 190, 160]     # phase one lengths per block
     p2 = [150, 170, 140, 160]
@@ -743,9 +742,9 @@ def grid_sync():
 
 def pool_threshold():
     s = Svg(840, 420, "A temporary buffer every iteration: cudaMalloc, a pool that releases, a pool that keeps")
-    s.text(20, 28, "A temporary buffer every iteration: who pays to map the memory", size=16, weight="bold")
-    s.text(20, 48, "Three iterations of: allocate, the kernels, free, synchronise. Schematic, not to scale "
-           "(the measured times are in the README).", size=12, fill=MUTED)
+    s.heading("A temporary buffer every iteration: who pays to map the memory",
+              "Three iterations of: allocate, the kernels, free, synchronise. Schematic, not to scale "
+              "(the measured times are in the README).")
     x0, it_gap = 190, 14
     work = 60
 
@@ -790,9 +789,9 @@ def pool_threshold():
 
 def peer_paths():
     s = Svg(840, 430, "From one GPU to another: staged through the host, or peer to peer over NVLink")
-    s.text(20, 28, "From GPU 0 to GPU 1: staged through the host, or peer to peer", size=16, weight="bold")
-    s.text(20, 48, "What each variant of the sample measures. Schematic: the measured figures are in the "
-           "README.", size=12, fill=MUTED)
+    s.heading("From GPU 0 to GPU 1: staged through the host, or peer to peer",
+              "What each variant of the sample measures. Schematic: the measured figures are in the "
+              "README.")
 
     def gpu(x, y, name):
         s.rect(x, y, 230, 150, fill="#ffffff", stroke=INK, rx=8)
