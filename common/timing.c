@@ -1,4 +1,5 @@
-/* timing.c: CUDA-event timing with warm-ups, medians and an optional L2 flush. */
+/* timing.c: CUDA-event timing with warm-ups, medians, an optional L2 flush,
+ * variants timed round robin and the clocks read after each run. */
 #define _POSIX_C_SOURCE 199309L
 #include "timing.h"
 
@@ -154,38 +155,126 @@ void flush_l2(cudaStream_t s)
     CUDA_CHECK(cudaMemsetAsync(flush_buf[dev], 0, flush_bytes[dev], s));
 }
 
-void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out)
+int timing_rr_variant(int rep, int k, int n)
 {
-    int reps = cfg->reps > 0 ? cfg->reps : 1;
-    cudaEvent_t *ev = (cudaEvent_t *)malloc(2 * (size_t)reps * sizeof *ev);
-    double *ms = (double *)malloc((size_t)reps * sizeof *ms);
-    if (!ev || !ms) {
+    return n > 0 ? (rep + k) % n : 0;
+}
+
+void timing_group_summary(const timed_run *runs, int n, int reps, timing_stats *out)
+{
+    double *ms = (double *)malloc((size_t)(reps > 0 ? reps : 1) * sizeof *ms);
+    double *mhz = (double *)malloc((size_t)(reps > 0 ? reps : 1) * sizeof *mhz);
+    if (!ms || !mhz) {
         fprintf(stderr, "time_gpu: out of host memory\n");
         exit(1);
     }
-    for (int i = 0; i < 2 * reps; i++) CUDA_CHECK(cudaEventCreate(&ev[i]));
-
-    int depth = nvtx_push_path(cfg->nvtx_name);
-    for (int i = 0; i < cfg->warmups; i++) {
-        if (cfg->flush_l2) flush_l2(cfg->stream);
-        fn(ctx, cfg->stream);
+    for (int i = 0; i < n; i++) {
+        int clocked = 0;
+        unsigned lowest = 0;
+        unsigned long long reasons = 0;
+        for (int rep = 0; rep < reps; rep++) {
+            /* variant i ran k-th in this repetition */
+            int k = 0;
+            while (timing_rr_variant(rep, k, n) != i) k++;
+            const timed_run *run = &runs[(size_t)rep * n + k];
+            ms[rep] = run->ms;
+            if (run->clocks.ok) {
+                mhz[clocked++] = run->clocks.sm_mhz;
+                if (!lowest || run->clocks.sm_mhz < lowest) lowest = run->clocks.sm_mhz;
+                reasons |= run->clocks.reasons;
+            }
+        }
+        stats_summary(ms, reps, &out[i]);
+        out[i].clock_runs = clocked;
+        out[i].sm_mhz = stats_median(mhz, clocked);
+        out[i].sm_mhz_min = lowest;
+        out[i].clock_reasons = reasons;
     }
-    for (int i = 0; i < reps; i++) {
-        if (cfg->flush_l2) flush_l2(cfg->stream);
-        CUDA_CHECK(cudaEventRecord(ev[2 * i], cfg->stream));
-        fn(ctx, cfg->stream);
-        CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], cfg->stream));
+    free(ms);
+    free(mhz);
+}
+
+void timing_rec_clocks(result_rec *r, const timing_stats *t)
+{
+    if (t->clock_runs <= 0) return;
+    char names[REC_VAL_LEN];
+    if (gpu_clocks_reason_names(t->clock_reasons, names, sizeof names) < 0)
+        snprintf(names, sizeof names, "0x%llx", t->clock_reasons);
+    rec_num(r, "sm_mhz", t->sm_mhz);
+    rec_int(r, "sm_mhz_min", t->sm_mhz_min);
+    rec_str(r, "throttle", names);
+}
+
+/* The clocks read by a CUDA host function: it runs once the stream reaches
+ * it, i.e. right after the run before it ended. */
+typedef struct {
+    gpu_clocks_dev *g;
+    gpu_clocks *into;
+} clock_read;
+
+static void CUDART_CB read_clocks(void *p)
+{
+    clock_read *c = (clock_read *)p;
+    gpu_clocks_read(c->g, c->into);
+}
+
+void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing_stats *out)
+{
+    int reps = cfg->reps > 0 ? cfg->reps : 1;
+    size_t runs_n = (size_t)reps * n; /* run order: runs[rep * n + k] */
+    cudaEvent_t *ev = (cudaEvent_t *)malloc(2 * runs_n * sizeof *ev);
+    timed_run *runs = (timed_run *)calloc(runs_n, sizeof *runs);
+    clock_read *reads = (clock_read *)malloc(runs_n * sizeof *reads);
+    if (n <= 0 || !ev || !runs || !reads) {
+        fprintf(stderr, "time_gpu: %s\n", n <= 0 ? "no variant to time" : "out of host memory");
+        exit(1);
+    }
+    for (size_t i = 0; i < 2 * runs_n; i++) CUDA_CHECK(cudaEventCreate(&ev[i]));
+    int dev = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    gpu_clocks_dev *clocks = gpu_clocks_open(dev); /* NULL: no clocks */
+
+    for (int i = 0; i < n; i++) {
+        int depth = nvtx_push_path(v[i].nvtx_name);
+        for (int w = 0; w < cfg->warmups; w++) {
+            if (cfg->flush_l2) flush_l2(cfg->stream);
+            v[i].fn(v[i].ctx, cfg->stream);
+        }
+        nvtx_pop_n(depth);
+    }
+    for (int rep = 0; rep < reps; rep++) {
+        for (int k = 0; k < n; k++) {
+            const timed_variant *var = &v[timing_rr_variant(rep, k, n)];
+            size_t run = (size_t)rep * n + k;
+            int depth = nvtx_push_path(var->nvtx_name);
+            if (cfg->flush_l2) flush_l2(cfg->stream);
+            CUDA_CHECK(cudaEventRecord(ev[2 * run], cfg->stream));
+            var->fn(var->ctx, cfg->stream);
+            CUDA_CHECK(cudaEventRecord(ev[2 * run + 1], cfg->stream));
+            if (clocks) {
+                reads[run].g = clocks;
+                reads[run].into = &runs[run].clocks;
+                CUDA_CHECK(cudaLaunchHostFunc(cfg->stream, read_clocks, &reads[run]));
+            }
+            nvtx_pop_n(depth);
+        }
     }
     CUDA_CHECK(cudaStreamSynchronize(cfg->stream));
-    nvtx_pop_n(depth);
 
-    for (int i = 0; i < reps; i++) {
+    for (size_t run = 0; run < runs_n; run++) {
         float t = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]));
-        ms[i] = t;
+        CUDA_CHECK(cudaEventElapsedTime(&t, ev[2 * run], ev[2 * run + 1]));
+        runs[run].ms = t;
     }
-    stats_summary(ms, reps, out);
-    for (int i = 0; i < 2 * reps; i++) CUDA_CHECK(cudaEventDestroy(ev[i]));
+    timing_group_summary(runs, n, reps, out);
+    for (size_t i = 0; i < 2 * runs_n; i++) CUDA_CHECK(cudaEventDestroy(ev[i]));
     free(ev);
-    free(ms);
+    free(runs);
+    free(reads);
+}
+
+void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out)
+{
+    timed_variant one = {fn, ctx, cfg->nvtx_name};
+    time_gpu_group(&one, 1, cfg, out);
 }

@@ -9,7 +9,26 @@
  *   time_gpu(run_naive, &ctx, &cfg, &t);            // t.median_ms, t.min_ms
  *
  * Each repetition is bracketed by its own pair of CUDA events on cfg.stream,
- * so the median is of per-run times, not of an average. With flush_l2 a
+ * so the median is of per-run times, not of an average.
+ *
+ * A variant and its reference are timed together, round robin, so that
+ * neither gets the cooler GPU of the first seconds (a GPU that reaches its
+ * power limit lowers its clock during a long run):
+ *
+ *   timed_variant v[2] = {{run_ref, &ctx, "vectorAdd/copy"},
+ *                         {run_naive, &ctx, "vectorAdd/naive"}};
+ *   timing_stats t[2];
+ *   time_gpu_group(v, 2, &cfg, t);                  // t[1].median_ms, t[1].sm_mhz
+ *
+ * Every variant's warm-ups come first; then each repetition runs every
+ * variant once, the first one moving along by one each repetition (0 1 2,
+ * 1 2 0, 2 0 1, ...), so each variant has the median of its own runs and
+ * all of them share the GPU's good and bad moments. Right after each timed
+ * run the GPU's SM clock and clock-event reasons are read (gpu_clocks.h,
+ * from a CUDA host function queued behind the run, outside its events):
+ * t.sm_mhz is the median of those readings, t.clock_reasons every reason
+ * seen, and timing_rec_clocks() adds them to the variant's RESULT line as
+ * sm_mhz=, sm_mhz_min= and throttle=. time_gpu() is a group of one. With flush_l2 a
  * cudaMemsetAsync over a buffer twice the L2 size runs before each
  * repetition, outside the events, so every run starts with a cold L2.
  * The whole timed loop sits in nested NVTX ranges, one per '/'-separated
@@ -32,6 +51,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gpu_clocks.h"
+#include "report.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,12 +71,47 @@ typedef struct {
 typedef struct {
     double median_ms, min_ms, max_ms, mean_ms;
     int reps;
+    /* The clocks read right after each timed run; clock_runs = 0 where NVML
+     * is not there (then the fields below mean nothing). */
+    int clock_runs;
+    double sm_mhz;                      /* median SM clock, MHz */
+    unsigned sm_mhz_min;                /* the lowest reading */
+    unsigned long long clock_reasons;   /* every reason seen after any run */
 } timing_stats;
+
+/* One member of a group timed round robin. */
+typedef struct {
+    timed_fn fn;
+    void *ctx;
+    const char *nvtx_name;  /* "sample/variant": its runs' NVTX ranges; or NULL */
+} timed_variant;
+
+/* One timed run, as time_gpu_group records it. */
+typedef struct {
+    double ms;
+    gpu_clocks clocks;      /* read right after the run */
+} timed_run;
 
 timing_cfg timing_defaults(int reps);
 
 /* Run fn warmups + reps times; fill *out. Exits 1 on a CUDA error. */
 void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out);
+
+/* Time n variants round robin (above): warm-ups of each, then cfg->reps
+ * repetitions of every variant once; out[i] for v[i]. cfg->nvtx_name is
+ * not used (each variant names its own range). Exits 1 on a CUDA error. */
+void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing_stats *out);
+
+/* Which variant runs k-th (k = 0..n-1) in repetition rep: (rep + k) % n. */
+int timing_rr_variant(int rep, int k, int n);
+
+/* out[i], i < n, from runs[rep * n + k] in the order they ran
+ * (timing_rr_variant says whose each was). */
+void timing_group_summary(const timed_run *runs, int n, int reps, timing_stats *out);
+
+/* sm_mhz=1980 sm_mhz_min=1965 throttle=sw_power_cap on the record, or
+ * nothing when no clocks were read. */
+void timing_rec_clocks(result_rec *r, const timing_stats *t);
 
 /* Enqueue on `stream` a write of a buffer twice the L2 size (allocated on
  * first use): afterwards the L2 holds none of the caller's data. time_gpu
