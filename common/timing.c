@@ -237,7 +237,7 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
     for (int i = 0; i < n; i++) {
         int depth = nvtx_push_path(v[i].nvtx_name);
         for (int w = 0; w < cfg->warmups; w++) {
-            if (cfg->flush_l2) flush_l2(cfg->stream);
+            if (cfg->flush_l2 || v[i].flush_l2) flush_l2(cfg->stream);
             v[i].fn(v[i].ctx, cfg->stream);
         }
         nvtx_pop_n(depth);
@@ -247,7 +247,7 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
             const timed_variant *var = &v[timing_rr_variant(rep, k, n)];
             size_t run = (size_t)rep * n + k;
             int depth = nvtx_push_path(var->nvtx_name);
-            if (cfg->flush_l2) flush_l2(cfg->stream);
+            if (cfg->flush_l2 || var->flush_l2) flush_l2(cfg->stream);
             CUDA_CHECK(cudaEventRecord(ev[2 * run], cfg->stream));
             var->fn(var->ctx, cfg->stream);
             CUDA_CHECK(cudaEventRecord(ev[2 * run + 1], cfg->stream));
@@ -275,6 +275,6 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
 
 void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out)
 {
-    timed_variant one = {fn, ctx, cfg->nvtx_name};
+    timed_variant one = {fn, ctx, cfg->nvtx_name, 0};
     time_gpu_group(&one, 1, cfg, out);
 }

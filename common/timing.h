@@ -84,6 +84,7 @@ typedef struct {
     timed_fn fn;
     void *ctx;
     const char *nvtx_name;  /* "sample/variant": its runs' NVTX ranges; or NULL */
+    int flush_l2;           /* 1: cold L2 before this variant's runs (cfg->flush_l2: everyone's) */
 } timed_variant;
 
 /* One timed run, as time_gpu_group records it. */
