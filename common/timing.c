@@ -205,8 +205,12 @@ void timing_rec_clocks(result_rec *r, const timing_stats *t)
     rec_str(r, "throttle", names);
 }
 
-/* The clocks read by a CUDA host function: it runs once the stream reaches
- * it, i.e. right after the run before it ended. */
+/* The clocks read by a CUDA host function queued on a side stream behind
+ * the run's end event: it runs as soon as the run has ended, and the timed
+ * stream does not wait for it (a host function on the timed stream would
+ * stop the GPU until it returned, and let the host queue the next run's
+ * launches ahead meanwhile: a launch-bound run would then be timed without
+ * its launches). */
 typedef struct {
     gpu_clocks_dev *g;
     gpu_clocks *into;
@@ -233,10 +237,14 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
     int dev = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     gpu_clocks_dev *clocks = gpu_clocks_open(dev); /* NULL: no clocks */
+    /* Non-blocking: no implicit wait on the legacy default stream, either way. */
+    cudaStream_t side = NULL;
+    if (clocks) CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
 
     for (int i = 0; i < n; i++) {
         int depth = nvtx_push_path(v[i].nvtx_name);
         for (int w = 0; w < cfg->warmups; w++) {
+            if (v[i].before) v[i].before(v[i].ctx, cfg->stream);
             if (cfg->flush_l2 || v[i].flush_l2) flush_l2(cfg->stream);
             v[i].fn(v[i].ctx, cfg->stream);
         }
@@ -247,6 +255,7 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
             const timed_variant *var = &v[timing_rr_variant(rep, k, n)];
             size_t run = (size_t)rep * n + k;
             int depth = nvtx_push_path(var->nvtx_name);
+            if (var->before) var->before(var->ctx, cfg->stream);
             if (cfg->flush_l2 || var->flush_l2) flush_l2(cfg->stream);
             CUDA_CHECK(cudaEventRecord(ev[2 * run], cfg->stream));
             var->fn(var->ctx, cfg->stream);
@@ -254,12 +263,17 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
             if (clocks) {
                 reads[run].g = clocks;
                 reads[run].into = &runs[run].clocks;
-                CUDA_CHECK(cudaLaunchHostFunc(cfg->stream, read_clocks, &reads[run]));
+                CUDA_CHECK(cudaStreamWaitEvent(side, ev[2 * run + 1], 0));
+                CUDA_CHECK(cudaLaunchHostFunc(side, read_clocks, &reads[run]));
             }
             nvtx_pop_n(depth);
         }
     }
     CUDA_CHECK(cudaStreamSynchronize(cfg->stream));
+    if (side) {
+        CUDA_CHECK(cudaStreamSynchronize(side));   /* every reading is in */
+        CUDA_CHECK(cudaStreamDestroy(side));
+    }
 
     for (size_t run = 0; run < runs_n; run++) {
         float t = 0;
@@ -275,6 +289,6 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
 
 void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out)
 {
-    timed_variant one = {fn, ctx, cfg->nvtx_name, 0};
+    timed_variant one = {fn, ctx, cfg->nvtx_name, 0, NULL};
     time_gpu_group(&one, 1, cfg, out);
 }

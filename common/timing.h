@@ -25,7 +25,9 @@
  * 1 2 0, 2 0 1, ...), so each variant has the median of its own runs and
  * all of them share the GPU's good and bad moments. Right after each timed
  * run the GPU's SM clock and clock-event reasons are read (gpu_clocks.h,
- * from a CUDA host function queued behind the run, outside its events):
+ * from a CUDA host function on a side stream that waits for the run's end
+ * event, so the timed stream never waits for the reading; the next run may
+ * have started by then):
  * t.sm_mhz is the median of those readings, t.clock_reasons every reason
  * seen, and timing_rec_clocks() adds them to the variant's RESULT line as
  * sm_mhz=, sm_mhz_min= and throttle=. time_gpu() is a group of one. With flush_l2 a
@@ -85,6 +87,8 @@ typedef struct {
     void *ctx;
     const char *nvtx_name;  /* "sample/variant": its runs' NVTX ranges; or NULL */
     int flush_l2;           /* 1: cold L2 before this variant's runs (cfg->flush_l2: everyone's) */
+    timed_fn before;        /* or NULL: host work before each of its runs, outside the events
+                               (state the other variants change, put back as this one needs it) */
 } timed_variant;
 
 /* One timed run, as time_gpu_group records it. */
