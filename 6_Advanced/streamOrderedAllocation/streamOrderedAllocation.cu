@@ -32,9 +32,12 @@
  * Measured: `iters` iterations between two CUDA events (the host-side
  * allocation calls and synchronisations included: the GPU waits for them),
  * median of --reps after 3 warm-ups; us_per_iter = time / iters;
- * overhead_us = us_per_iter minus preallocated's. The pool's reserved and
- * used memory (cudaMemPoolAttrReservedMemCurrent/High, UsedMemCurrent/High)
- * are read after each stream-ordered variant.
+ * overhead_us = us_per_iter minus preallocated's; the variants timed round
+ * robin, each stream-ordered one with its pool put back as its own runs
+ * leave it before each run (pool_restore). The pool's reserved and used
+ * memory (cudaMemPoolAttrReservedMemCurrent/High, UsedMemCurrent/High) are
+ * read after one more run of each stream-ordered variant, alone, from an
+ * empty pool.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -128,6 +131,8 @@ typedef struct {
     unsigned int *prealloc;     /* the preallocated variant's temporary (guarded) */
     int n, block, iters;
     loop_checks *chk;           /* NULL: a timed run */
+    cudaMemPool_t pool;         /* the device's default pool ... */
+    unsigned long long threshold;   /* ... and its release threshold, for pool_restore */
 } loop_ctx;
 
 /* The temporary holds n words. */
@@ -323,6 +328,23 @@ static void pool_prepare(cudaMemPool_t pool, unsigned long long threshold)
     CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero));
 }
 
+/* Before each timed run of a stream-ordered variant, outside its events:
+ * the pool as this variant's own runs leave it, whatever ran in between
+ * (the variants are timed round robin, and async_release0 empties the pool
+ * that async_keep relies on): emptied, with its threshold, then one
+ * temporary allocated and freed, which the pool keeps if its threshold
+ * lets it. */
+static void pool_restore(void *p, cudaStream_t s)
+{
+    const loop_ctx *c = (const loop_ctx *)p;
+    pool_prepare(c->pool, c->threshold);
+    if (c->threshold == 0) return;
+    void *q;
+    CUDA_CHECK(cudaMallocAsync(&q, alloc_bytes(c), s));
+    CUDA_CHECK(cudaFreeAsync(q, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
 /* One checked loop at n elements: acc poisoned with its guard zone, then
  * zeroed over [0, n); the loop, with the checks of loop_checks (every
  * temporary's guard zone, the reuse probe); acc copied back asynchronously
@@ -433,6 +455,8 @@ int main(int argc, char **argv)
     ctx.block = (int)opt_block;
     ctx.iters = iters;
     ctx.chk = NULL;
+    ctx.pool = pool;
+    ctx.threshold = 0;
     loop_checks chk;
     memset(&chk, 0, sizeof chk);
     CUDA_CHECK(cudaMallocHost(&chk.guard, CHECK_GUARD_BYTES));
@@ -459,36 +483,56 @@ int main(int argc, char **argv)
         if (ok[v]) ok[v] = check_variant(&variants[v], &ctx, &chk, n, h_in, h_want, h_got, pool, s);
     }
 
-    /* Time: every selected variant, the reference and the floor. */
+    /* Time every selected variant that passed, the reference and the floor
+     * with them, round robin (common/timing.h): pct_ref and overhead_us are
+     * from the same run, at the same clocks. Each variant has its own
+     * context; the stream-ordered ones get their pool back first. */
+    loop_ctx vctx[N_VARIANTS];
+    timed_variant group[N_VARIANTS];
+    timing_stats times[N_VARIANTS];
+    char ranges[N_VARIANTS][64];
+    int slot[N_VARIANTS], n_group = 0;
+    for (int v = 0; v < N_VARIANTS; v++) {
+        const variant *var = &variants[v];
+        slot[v] = -1;
+        if (!ok[v]) continue;
+        /* malloc_free (the reference) and preallocated (the floor) always run */
+        if (!opts_variant_runs(opt_variant, var->name, var->alloc != ALLOC_ASYNC)) continue;
+        vctx[v] = ctx;
+        vctx[v].threshold = var->threshold;
+        snprintf(ranges[v], sizeof ranges[v], "streamOrderedAllocation/%s", var->name);
+        group[n_group] = (timed_variant){var->run, &vctx[v], ranges[v], 0,
+                                         var->alloc == ALLOC_ASYNC ? pool_restore : NULL};
+        slot[v] = n_group++;
+    }
+    if (n_group > 0) {
+        timing_cfg tc = timing_defaults(reps);
+        tc.stream = s;
+        time_gpu_group(group, n_group, &tc, times);
+    }
+
+    /* The pool's figures: one more run of each stream-ordered variant,
+     * alone, on an emptied pool with its threshold. */
     timing_stats t[N_VARIANTS];
     pool_state st[N_VARIANTS];
     int timed[N_VARIANTS];
     memset(st, 0, sizeof st);
     for (int v = 0; v < N_VARIANTS; v++) {
         const variant *var = &variants[v];
-        timed[v] = 0;
-        if (!ok[v]) continue;
-        /* malloc_free (the reference) and preallocated (the floor) always run */
-        if (!opts_variant_runs(opt_variant, var->name, var->alloc != ALLOC_ASYNC)) continue;
-        if (var->alloc == ALLOC_ASYNC) pool_prepare(pool, var->threshold);
-        char range[64];
-        snprintf(range, sizeof range, "streamOrderedAllocation/%s", var->name);
-        timing_cfg tc = timing_defaults(reps);
-        tc.stream = s;
-        tc.nvtx_name = range;
-        time_gpu(var->run, &ctx, &tc, &t[v]);
-        if (var->alloc == ALLOC_ASYNC) {
-            pool_read(pool, &st[v]);
-            if (var->threshold == 0 && st[v].reserved != 0)
-                report_note("%s: the pool still reserves %.1f MiB after the last synchronisation, "
-                            "although its release threshold is 0", var->name,
-                            soa_mib(st[v].reserved));
-            if (var->threshold != 0 && st[v].reserved < bytes)
-                report_note("%s: the pool reserves %.1f MiB, less than one temporary, although "
-                            "its release threshold keeps everything", var->name,
-                            soa_mib(st[v].reserved));
-        }
-        timed[v] = 1;
+        timed[v] = slot[v] >= 0;
+        if (!timed[v]) continue;
+        t[v] = times[slot[v]];
+        if (var->alloc != ALLOC_ASYNC) continue;
+        pool_prepare(pool, var->threshold);
+        var->run(&vctx[v], s);
+        pool_read(pool, &st[v]);
+        if (var->threshold == 0 && st[v].reserved != 0)
+            report_note("%s: the pool still reserves %.1f MiB after the last synchronisation, "
+                        "although its release threshold is 0", var->name, soa_mib(st[v].reserved));
+        if (var->threshold != 0 && st[v].reserved < bytes)
+            report_note("%s: the pool reserves %.1f MiB, less than one temporary, although "
+                        "its release threshold keeps everything", var->name,
+                        soa_mib(st[v].reserved));
     }
 
     /* Records, with the reference and the floor known. */
@@ -527,6 +571,7 @@ int main(int argc, char **argv)
             rec_num(&r, "used_high_mib", soa_mib(st[v].used_high));
         }
         rec_num(&r, "min_ms", t[v].min_ms);
+        timing_rec_clocks(&r, &t[v]);
         rec_emit(&r);
     }
 
