@@ -27,6 +27,7 @@
  *   pdl_trigger  03_pdl_trigger.cuh  + trigger at the top: the next kernel may start at once
  *   graph        01_plain.cuh        the stream chain captured into a graph, replayed
  *   graph_pdl    03_pdl_trigger.cuh  the pdl_trigger chain captured: programmatic edges
+ *   graph_pdl_nodes  03_pdl_trigger.cuh  the same graph built node by node, edges added by hand
  *
  * Measured: the whole chain between two CUDA events (median of --reps after
  * 3 warm-ups), divided by N: us_per_kernel, the time each kernel adds to
@@ -107,13 +108,48 @@ static void run_graph(void *p, cudaStream_t s)
     CUDA_CHECK(cudaGraphLaunch(((const chain_ctx *)p)->exec, s));
 }
 
+/* The chain built node by node: N kernel nodes, then node k-1 -> node k
+ * with edge data that makes the edge programmatic, from the port that
+ * fires when every block of node k-1 has triggered (or exited). This is
+ * what capturing PDL launches records; building it by hand is how a graph
+ * that was not captured gets the same overlap. */
+static cudaGraph_t build_chain_pdl(const chain_ctx *c)
+{
+    cudaGraph_t g;
+    CUDA_CHECK(cudaGraphCreate(&g, 0));
+    cudaGraphNode_t prev = NULL;
+    for (int k = 0; k < c->kernels; k++) {
+        unsigned int *x = c->x;
+        int n = c->n, kk = k, iters = c->iters;
+        const unsigned int *a = c->d_a, *b = c->d_b;
+        void *args[6] = {&x, &n, &a, &b, &kk, &iters};   /* copied when the node is added */
+        cudaKernelNodeParams p = {};
+        p.func = (void *)c->kernel;
+        p.gridDim = dim3(c->grid);
+        p.blockDim = dim3(c->block);
+        p.kernelParams = args;
+        cudaGraphNode_t node;
+        CUDA_CHECK(cudaGraphAddKernelNode(&node, g, NULL, 0, &p));
+        if (prev) {
+            cudaGraphEdgeData e = {};
+            e.type = cudaGraphDependencyTypeProgrammatic;
+            e.from_port = cudaGraphKernelNodePortProgrammatic;
+            CUDA_CHECK(cudaGraphAddDependencies(g, &prev, &node, &e, 1));
+        }
+        prev = node;
+    }
+    return g;
+}
+
 /* ---- variant table ------------------------------------------------------- */
+
+enum { GRAPH_CAPTURE = 1, GRAPH_EXPLICIT = 2 };
 
 typedef struct {
     const char *name;
     step_kernel kernel;
     int pdl;        /* launched with the PDL attribute */
-    int graph;      /* captured into a graph and replayed */
+    int graph;      /* 0: stream launches; GRAPH_CAPTURE or GRAPH_EXPLICIT, then replayed */
     const char *file;
     const char *what;
 } variant;
@@ -124,9 +160,11 @@ static const variant variants[] = {
      "PDL launch attribute; the kernel waits before its first read of x"},
     {"pdl_trigger", step_pdl_trigger, 1, 0, "03_pdl_trigger.cuh",
      "and triggers its successor's launch first thing"},
-    {"graph", step_plain, 0, 1, "01_plain.cuh", "the stream chain captured into a graph, replayed"},
-    {"graph_pdl", step_pdl_trigger, 1, 1, "03_pdl_trigger.cuh",
+    {"graph", step_plain, 0, GRAPH_CAPTURE, "01_plain.cuh", "the stream chain captured into a graph, replayed"},
+    {"graph_pdl", step_pdl_trigger, 1, GRAPH_CAPTURE, "03_pdl_trigger.cuh",
      "the pdl_trigger chain captured: programmatic edges, replayed"},
+    {"graph_pdl_nodes", step_pdl_trigger, 1, GRAPH_EXPLICIT, "03_pdl_trigger.cuh",
+     "the same graph built node by node, programmatic edges added by hand"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -163,7 +201,7 @@ static void build_help_from_table(void)
                       sizeof variants[0], N_VARIANTS);
     size_t h = (size_t)snprintf(help_notes, sizeof help_notes, "Variants (kernels/FILE):\n");
     for (int v = 0; v < N_VARIANTS; v++)
-        h += (size_t)snprintf(help_notes + h, sizeof help_notes - h, "  %-12s %-19s %s\n",
+        h += (size_t)snprintf(help_notes + h, sizeof help_notes - h, "  %-16s %-19s %s\n",
                               variants[v].name, variants[v].file, variants[v].what);
     snprintf(help_notes + h, sizeof help_notes - h,
              "Kernel k of a chain runs its prologue (loads its two constants, then ITERS steps\n"
@@ -329,10 +367,14 @@ int main(int argc, char **argv)
                 int ok = 1;
                 cudaGraph_t g = NULL;
                 ctx.exec = NULL;
-                if (var->graph) {
+                if (var->graph == GRAPH_CAPTURE) {
                     CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
                     launch_chain(&ctx, s);
                     CUDA_CHECK(cudaStreamEndCapture(s, &g));
+                } else if (var->graph == GRAPH_EXPLICIT) {
+                    g = build_chain_pdl(&ctx);
+                }
+                if (g) {
                     ok &= check_graph(what, g, kernels, var->pdl);
                     CUDA_CHECK(cudaGraphInstantiate(&ctx.exec, g, 0));
                 }
