@@ -183,7 +183,7 @@ static const opt_spec sample_opts[] = {
                  10000),
     OPT_INT_SPEC("prologue", "ITERS",
                  "LCG steps of each kernel's prologue; -1 = both 0 and 1024", &opt_prologue, -1,
-                 1 << 20),
+                 1 << 16),
     OPT_INT_SPEC("n", "N", "elements of the array every kernel updates", &opt_n, 1, 1LL << 24),
     OPT_INT_SPEC("block", "THREADS", "threads per block (multiple of 32)", &opt_block, 32, 1024),
     OPT_STRING_SPEC("variant", "NAME", "time one way (stream, the reference, always runs)",
