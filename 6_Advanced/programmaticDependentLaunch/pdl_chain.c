@@ -26,13 +26,26 @@ uint32_t pdl_prologue(uint32_t b, int iters)
     return b;
 }
 
+void pdl_body_map(uint32_t a, uint32_t b, int steps, uint32_t *mul, uint32_t *add)
+{
+    /* One more round after x -> x * m + c is x -> (x * m + c) * a + b. */
+    uint32_t m = 1u, c = 0u;
+    for (int j = 0; j < steps; j++) {
+        m *= a;
+        c = c * a + b;
+    }
+    *mul = m;
+    *add = c;
+}
+
 void pdl_chain_cpu(uint32_t *x, size_t n, const uint32_t *a, const uint32_t *b, int steps,
-                   int iters)
+                   int iters, int body)
 {
     /* Step by step over the whole array, the order the GPU runs it in. */
     for (int k = 0; k < steps; k++) {
-        const uint32_t bk = pdl_prologue(b[k], iters);
-        for (size_t i = 0; i < n; i++) x[i] = x[i] * a[k] + bk;
+        uint32_t mul, add;
+        pdl_body_map(a[k], pdl_prologue(b[k], iters), body, &mul, &add);
+        for (size_t i = 0; i < n; i++) x[i] = x[i] * mul + add;
     }
 }
 

@@ -5,9 +5,9 @@
  * from the kernel before it (it loads its two constants a_k and b_k from a
  * table, then runs `iters` steps of a 32-bit LCG on b_k: a stand-in for
  * setup such as address arithmetic, loading weights, zeroing shared
- * memory), then applies x = x * a_k + b'_k (unsigned 32-bit, wrapping) to
- * every element of an array that kernel k-1 wrote, b'_k being b_k after the
- * prologue. Every a_k is odd, so each step is a bijection of the 32-bit
+ * memory), then its body: x = x * a_k + b'_k (unsigned 32-bit, wrapping),
+ * `body` times over, on every element of an array that kernel k-1 wrote,
+ * b'_k being b_k after the prologue. Every a_k is odd, so each step is a bijection of the 32-bit
  * integers: a step skipped, done twice, done on a stale x, or two steps
  * swapped changes the final values, and the CPU predicts them exactly.
  */
@@ -31,10 +31,16 @@ void pdl_input(uint64_t seed, uint32_t *x, size_t n);
  * The kernels do the same (00_step.cuh), so the two must stay identical. */
 uint32_t pdl_prologue(uint32_t b, int iters);
 
+/* The body's map, x -> x * a + b applied `steps` times, as one map
+ * x -> x * (*mul) + (*add): what `steps` rounds of the kernels' body do to
+ * an element (00_step.cuh), computed once per kernel instead of once per
+ * element. steps = 0 gives the identity (1, 0). */
+void pdl_body_map(uint32_t a, uint32_t b, int steps, uint32_t *mul, uint32_t *add);
+
 /* The CPU reference: steps 0..steps-1 applied to x[0..n) in place, step k
- * being x = x * a[k] + pdl_prologue(b[k], iters). */
+ * being x = x * a[k] + pdl_prologue(b[k], iters), `body` times over. */
 void pdl_chain_cpu(uint32_t *x, size_t n, const uint32_t *a, const uint32_t *b, int steps,
-                   int iters);
+                   int iters, int body);
 
 /* Chain lengths to run: `kernels` alone when > 0, else 10, 100, 1000
  * (quick: 10, 50). Returns the count written to out (at most 3). */

@@ -18,6 +18,7 @@
  * Build:  make -C 6_Advanced/programmaticDependentLaunch   (or `make programmaticDependentLaunch`)
  * Run:    bin/programmaticDependentLaunch              chains of 10, 100, 1000; prologue 0 and 1024
  *         bin/programmaticDependentLaunch --kernels=500 --prologue=4096 --n=4099
+ *         bin/programmaticDependentLaunch --kernels=100 --body=1024   a long body to hide behind
  *         bin/programmaticDependentLaunch --variant=graph_pdl --reps=100
  *         bin/programmaticDependentLaunch --quick      chains of 10 and 50, for compute-sanitizer
  * Variants (one table below drives checks, timing and --help); the kernels
@@ -58,7 +59,7 @@
 #include "kernels/03_pdl_trigger.cuh"
 
 typedef void (*step_kernel)(unsigned int *, int, const unsigned int *, const unsigned int *, int,
-                            int);
+                            int, int);
 
 /* ---- launchers ----------------------------------------------------------- */
 
@@ -66,7 +67,7 @@ typedef struct {
     unsigned int *x;             /* the array every kernel updates in place (guarded) */
     int n, block, grid;
     const unsigned int *d_a, *d_b;   /* device: the constants of every step */
-    int kernels, iters;          /* chain length, prologue length */
+    int kernels, iters, body;    /* chain length, prologue length, body length */
     step_kernel kernel;          /* the step's kernel */
     int pdl;                     /* launch with programmatic stream serialization */
     cudaGraphExec_t exec;        /* what the graph variants replay */
@@ -92,9 +93,11 @@ static void launch_chain(const chain_ctx *c, cudaStream_t s)
     lc.numAttrs = 1;
     for (int k = 0; k < c->kernels; k++) {
         if (c->pdl) {
-            CUDA_CHECK(cudaLaunchKernelEx(&lc, c->kernel, c->x, c->n, c->d_a, c->d_b, k, c->iters));
+            CUDA_CHECK(cudaLaunchKernelEx(&lc, c->kernel, c->x, c->n, c->d_a, c->d_b, k, c->iters,
+                                          c->body));
         } else {
-            c->kernel<<<c->grid, c->block, 0, s>>>(c->x, c->n, c->d_a, c->d_b, k, c->iters);
+            c->kernel<<<c->grid, c->block, 0, s>>>(c->x, c->n, c->d_a, c->d_b, k, c->iters,
+                                                   c->body);
             CHECK_LAUNCH();
         }
     }
@@ -120,9 +123,9 @@ static cudaGraph_t build_chain_pdl(const chain_ctx *c)
     cudaGraphNode_t prev = NULL;
     for (int k = 0; k < c->kernels; k++) {
         unsigned int *x = c->x;
-        int n = c->n, kk = k, iters = c->iters;
+        int n = c->n, kk = k, iters = c->iters, body = c->body;
         const unsigned int *a = c->d_a, *b = c->d_b;
-        void *args[6] = {&x, &n, &a, &b, &kk, &iters};   /* copied when the node is added */
+        void *args[7] = {&x, &n, &a, &b, &kk, &iters, &body};   /* copied when the node is added */
         cudaKernelNodeParams p = {};
         p.func = (void *)c->kernel;
         p.gridDim = dim3(c->grid);
@@ -172,6 +175,7 @@ static const variant variants[] = {
 
 static long long opt_kernels = 0;
 static long long opt_prologue = -1;
+static long long opt_body = 1;
 static long long opt_n = 1000;
 static long long opt_block = 256;
 static const char *opt_variant = "all";
@@ -183,6 +187,9 @@ static const opt_spec sample_opts[] = {
                  10000),
     OPT_INT_SPEC("prologue", "ITERS",
                  "LCG steps of each kernel's prologue; -1 = both 0 and 1024", &opt_prologue, -1,
+                 1 << 16),
+    OPT_INT_SPEC("body", "STEPS",
+                 "rounds of x = x * a + b in each kernel's body, after its wait", &opt_body, 1,
                  1 << 16),
     OPT_INT_SPEC("n", "N", "elements of the array every kernel updates", &opt_n, 1, 1LL << 24),
     OPT_INT_SPEC("block", "THREADS", "threads per block (multiple of 32)", &opt_block, 32, 1024),
@@ -205,9 +212,10 @@ static void build_help_from_table(void)
                               variants[v].name, variants[v].file, variants[v].what);
     snprintf(help_notes + h, sizeof help_notes - h,
              "Kernel k of a chain runs its prologue (loads its two constants, then ITERS steps\n"
-             "of an LCG: setup that needs nothing from kernel k-1), then x = x * a_k + b_k on\n"
-             "the array kernel k-1 wrote. Every variant is checked exactly against the CPU\n"
-             "before it is timed. There is no CPU baseline (--variant=cpu is refused).\n"
+             "of an LCG: setup that needs nothing from kernel k-1), then its body: x = x * a_k\n"
+             "+ b_k, --body times over, on the array kernel k-1 wrote. Every variant is\n"
+             "checked exactly against the CPU before it is timed. There is no CPU baseline\n"
+             "(--variant=cpu is refused).\n"
              "--quick: chains of 10 and 50 kernels, prologues 0 and 1024, 3 timed runs.");
 }
 
@@ -343,10 +351,11 @@ int main(int argc, char **argv)
     ctx.grid = (n + ctx.block - 1) / ctx.block;
     ctx.d_a = d_a;
     ctx.d_b = d_b;
-    report_note("n=%d elements (%d blocks of %d), chains of %d to %d kernels; time_ms = the whole "
-                "chain between two events (median of %d), us_per_kernel = time_ms / N; graph "
-                "capture and instantiation are not in time_ms", n, ctx.grid, ctx.block, sweep[0],
-                max_k, reps);
+    ctx.body = (int)opt_body;
+    report_note("n=%d elements (%d blocks of %d), a body of %d round(s), chains of %d to %d "
+                "kernels; time_ms = the whole chain between two events (median of %d), "
+                "us_per_kernel = time_ms / N; graph capture and instantiation are not in time_ms",
+                n, ctx.grid, ctx.block, ctx.body, sweep[0], max_k, reps);
 
     /* us_per_kernel of every variant, prologue and chain length (0: not
      * measured), for the closing note on how much of the prologue overlaps. */
@@ -358,7 +367,7 @@ int main(int argc, char **argv)
             const int kernels = sweep[si];
             ctx.kernels = kernels;
             memcpy(h_want, h_x0, bytes);
-            pdl_chain_cpu(h_want, (size_t)n, h_a, h_b, kernels, ctx.iters);
+            pdl_chain_cpu(h_want, (size_t)n, h_a, h_b, kernels, ctx.iters, ctx.body);
 
             double stream_us = 0;
             for (int v = 0; v < N_VARIANTS; v++) {
@@ -389,6 +398,7 @@ int main(int argc, char **argv)
                 rec_begin(&r, var->name);
                 rec_int(&r, "kernels", kernels);
                 rec_int(&r, "prologue", ctx.iters);
+                rec_int(&r, "body", ctx.body);
                 rec_int(&r, "n", n);
                 if (!ok) {
                     rec_str(&r, "status", "FAIL");

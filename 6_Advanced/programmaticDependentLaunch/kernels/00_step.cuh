@@ -18,6 +18,21 @@ __device__ __forceinline__ void step_prologue(const unsigned int *a_tab, const u
     *b = bk;
 }
 
+/* The body: x = x * a + b on one element, `steps` times over (1 unless
+ * --body asks for more). A longer body is a kernel that works longer on
+ * what it read before it stores its result: what the next kernel's
+ * prologue can overlap, and the window in which a read of x made before
+ * cudaGridDependencySynchronize() still sees the old value. Each step needs
+ * the one before, and the loop is not unrolled, so it is as long as asked.
+ * pdl_body_map() in pdl_chain.c is the same map on the CPU. */
+__device__ __forceinline__ unsigned int step_body(unsigned int v, unsigned int a, unsigned int b,
+                                                  int steps)
+{
+#pragma unroll 1
+    for (int j = 0; j < steps; j++) v = v * a + b;
+    return v;
+}
+
 /* Programmatic dependent launch needs compute capability 9.0 (griddepcontrol
  * in PTX). Built for an older GPU the two calls become nothing: there the
  * launch attribute has no effect, every kernel starts after the one before

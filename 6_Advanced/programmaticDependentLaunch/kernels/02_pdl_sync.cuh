@@ -9,11 +9,11 @@
  * only as its blocks exit: the overlap is the end of kernel k (the wait for
  * its completion and the flush of its stores) against the launch of k+1. */
 __global__ void step_pdl_sync(unsigned int *x, int n, const unsigned int *a_tab,
-                              const unsigned int *b_tab, int k, int iters)
+                              const unsigned int *b_tab, int k, int iters, int body)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned int a, b;
     step_prologue(a_tab, b_tab, k, iters, &a, &b);
     cudaGridDependencySynchronize();
-    if (i < n) x[i] = x[i] * a + b;
+    if (i < n) x[i] = step_body(x[i], a, b, body);
 }

@@ -3,7 +3,8 @@
 # (kernels/*.cuh) run on the CPU by sim.cpp, one CPU thread per GPU thread,
 # with the most overlap programmatic dependent launch allows: chains of 10
 # kernels, n = 1 and 100 (blocks of 32, the last partial), prologues 0 and
-# 64, checked exactly against pdl_chain_cpu, x watched by AddressSanitizer.
+# 64, bodies of 1 and 3 rounds, checked exactly against pdl_chain_cpu, x
+# watched by AddressSanitizer.
 # A read of x before cudaGridDependencySynchronize() fails here every time
 # (on the GPU only when the timing goes that way). The launchers, graphs and
 # checks of programmaticDependentLaunch.cu are not simulated.

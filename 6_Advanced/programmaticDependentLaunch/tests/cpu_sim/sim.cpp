@@ -84,11 +84,12 @@ extern "C" {
 #include "pdl_chain.h"
 }
 
-typedef void (*step_kernel)(unsigned int *, int, const unsigned int *, const unsigned int *, int, int);
+typedef void (*step_kernel)(unsigned int *, int, const unsigned int *, const unsigned int *, int, int,
+                            int);
 
 // Start every thread of one launch; each runs the kernel, then says it exited.
 static void start(Kernel *K, step_kernel f, unsigned int *x, int n, const unsigned int *a,
-                  const unsigned int *b, int k, int iters)
+                  const unsigned int *b, int k, int iters, int body)
 {
     K->threads = (int)(gridDim.x * blockDim.x);
     for (unsigned bx = 0; bx < gridDim.x; bx++)
@@ -98,7 +99,7 @@ static void start(Kernel *K, step_kernel f, unsigned int *x, int n, const unsign
                 did_trigger = false;
                 blockIdx.x = bx;
                 threadIdx.x = tx;
-                f(x, n, a, b, k, iters);
+                f(x, n, a, b, k, iters, body);
                 std::lock_guard<std::mutex> g(mu);
                 if (!did_trigger) K->triggered_or_exited++;
                 K->parked++;
@@ -129,7 +130,7 @@ template <typename P> static void wait_until(P pred)
 
 // One chain of `kernels` launches, plain or PDL, on x.
 static void run_chain(step_kernel f, int pdl, unsigned int *x, int n, const unsigned int *a,
-                      const unsigned int *b, int kernels, int iters)
+                      const unsigned int *b, int kernels, int iters, int body)
 {
     std::vector<Kernel> K(kernels);
     int done = 0;   // kernels 0..done-1 have exited and been joined
@@ -158,7 +159,7 @@ static void run_chain(step_kernel f, int pdl, unsigned int *x, int n, const unsi
         }
         K[k].hold = pdl && k + 1 < kernels;
         K[k].released = k == 0;   // the first follows the copy that reset x
-        start(&K[k], f, x, n, a, b, k, iters);
+        start(&K[k], f, x, n, a, b, k, iters, body);
         wait_until([&] { return K[k].parked == K[k].threads; });
     }
     // From the last kernel back: each goes on to its wait (or its end).
@@ -179,7 +180,7 @@ int main(int argc, char **argv)
         {"stream", step_plain, 0}, {"pdl_sync", step_pdl_sync, 1}, {"pdl_trigger", step_pdl_trigger, 1},
     };
     const int ns[] = {1, 100};   // 1 block of 32 with 31 idle threads; 4 blocks, the last partial
-    const int kernels = 10, block = 32, prologues[] = {0, 64};
+    const int kernels = 10, block = 32, prologues[] = {0, 64}, bodies[] = {1, 3};
     int runs = 0, failed = 0, matched = 0;
     for (auto &v : variants) {
         int selected = argc < 2;
@@ -187,29 +188,32 @@ int main(int argc, char **argv)
         if (!selected) continue;
         matched++;
         for (int n : ns)
-            for (int iters : prologues) {
-                std::vector<unsigned int> a(kernels), b(kernels), want(n);
-                pdl_params(2026, kernels, a.data(), b.data());
-                pdl_input(2026, want.data(), (size_t)n);
-                unsigned int *x = (unsigned int *)malloc((size_t)n * sizeof *x);   // exactly n: ASan sees one more
-                memcpy(x, want.data(), (size_t)n * sizeof *x);
-                pdl_chain_cpu(want.data(), (size_t)n, a.data(), b.data(), kernels, iters);
-                blockDim.x = block;
-                gridDim.x = (unsigned)((n + block - 1) / block);
-                run_chain(v.f, v.pdl, x, n, a.data(), b.data(), kernels, iters);
-                int bad = 0;
-                for (int i = 0; i < n; i++)
-                    if (x[i] != want[i]) {
-                        if (!bad)
-                            printf("SIM FAIL: %s (N=%d, n=%d, prologue=%d): x[%d] = %u, the CPU says %u\n",
-                                   v.name, kernels, n, iters, i, x[i], want[i]);
-                        bad++;
-                    }
-                if (bad) printf("  %s: %d of %d elements differ\n", v.name, bad, n);
-                failed += bad > 0;
-                runs++;
-                free(x);
-            }
+            for (int iters : prologues)
+                for (int body : bodies) {
+                    std::vector<unsigned int> a(kernels), b(kernels), want(n);
+                    pdl_params(2026, kernels, a.data(), b.data());
+                    pdl_input(2026, want.data(), (size_t)n);
+                    // exactly n elements: AddressSanitizer sees one more
+                    unsigned int *x = (unsigned int *)malloc((size_t)n * sizeof *x);
+                    memcpy(x, want.data(), (size_t)n * sizeof *x);
+                    pdl_chain_cpu(want.data(), (size_t)n, a.data(), b.data(), kernels, iters, body);
+                    blockDim.x = block;
+                    gridDim.x = (unsigned)((n + block - 1) / block);
+                    run_chain(v.f, v.pdl, x, n, a.data(), b.data(), kernels, iters, body);
+                    int bad = 0;
+                    for (int i = 0; i < n; i++)
+                        if (x[i] != want[i]) {
+                            if (!bad)
+                                printf("SIM FAIL: %s (N=%d, n=%d, prologue=%d, body=%d): x[%d] = %u, "
+                                       "the CPU says %u\n", v.name, kernels, n, iters, body, i, x[i],
+                                       want[i]);
+                            bad++;
+                        }
+                    if (bad) printf("  %s: %d of %d elements differ\n", v.name, bad, n);
+                    failed += bad > 0;
+                    runs++;
+                    free(x);
+                }
     }
     if (!matched) {
         printf("sim: no variant named (stream, pdl_sync, pdl_trigger)\n");
@@ -219,7 +223,7 @@ int main(int argc, char **argv)
         printf("SIM FAIL: %d of %d chains wrong\n", failed, runs);
         return 1;
     }
-    printf("SIM PASS: %d chains of %d kernels (n = 1 and 100, prologue 0 and 64) match the CPU, "
-           "in the schedule that exposes a misplaced wait\n", runs, kernels);
+    printf("SIM PASS: %d chains of %d kernels (n = 1 and 100, prologue 0 and 64, body 1 and 3) "
+           "match the CPU, in the schedule that exposes a misplaced wait\n", runs, kernels);
     return 0;
 }
