@@ -53,6 +53,8 @@
 #   sh 6_Advanced/threadFenceReduction/tests/cpu_sim/run.sh   single_pass, _u8 and
 #                       multi_pass, blocks in a shuffled order, launches back to back
 #                       on one counter (under a minute); --exercise=FILE checks an exercise
+#   sh 6_Advanced/programmaticDependentLaunch/tests/cpu_sim/run.sh   the chain's kernels
+#                       in the schedule that exposes a read before the PDL wait (seconds)
 #
 # Samples are discovered: any folder N_Group/name/ (N = 0..8) with a Makefile,
 # except the 8_Debugging case studies (below).

@@ -23,6 +23,7 @@ the repository and changes by review like code.
   grid_sync.svg              a kernel boundary against grid.sync() (cooperativeGroups)
   pool_threshold.svg         cudaMalloc, a pool that releases, a pool that keeps (streamOrderedAllocation)
   peer_paths.svg             staged through the host or peer to peer (p2pBandwidthLatencyTest)
+  pdl_overlap.svg            plain launches against programmatic dependent launch (programmaticDependentLaunch)
 The output is deterministic (no dates, fixed number formatting), so --check
 compares bytes. Diagrams only: no measured figure is drawn here (those come
 from results/ through tools/charts.py).
@@ -833,6 +834,51 @@ def peer_paths():
     return s
 
 
+# ---- programmatic dependent launch (programmaticDependentLaunch) -----------------
+
+def pdl_overlap():
+    s = Svg(800, 340, "Programmatic dependent launch against plain launches")
+    s.heading("A chain of dependent kernels: plain launches, or the next one started early",
+              "Schematic, not to scale: the measured times are in 6_Advanced/programmaticDependentLaunch/README.md.")
+    lx, pro, body, gap = 150, 70, 34, 40
+
+    def kernel(x, y, i, wait=0):
+        s.rect(x, y, pro, 24, fill=SHARED, stroke=SHARED_EDGE)
+        s.text(x + pro / 2, y + 16, "prologue %d" % i, size=10, anchor="middle")
+        if wait:
+            s.rect(x + pro, y, wait, 24, fill=IDLE, stroke=MUTED, dash="3 2")
+            s.text(x + pro + wait / 2, y + 16, "wait", size=10, anchor="middle", fill=MUTED)
+        s.rect(x + pro + wait, y, body, 24, fill=GLOBAL, stroke=GLOBAL_EDGE)
+        s.text(x + pro + wait + body / 2, y + 16, "x %d" % i, size=10, anchor="middle", mono=True)
+        return x + pro + wait + body
+
+    y = 92
+    s.text(20, y - 12, "plain: kernel k+1 starts after kernel k has finished", size=13, weight="bold")
+    x = lx
+    for i in range(3):
+        x = kernel(x, y, i)
+        s.rect(x, y + 4, gap, 16, fill="#ffffff", stroke=BAD_EDGE, dash="3 2")
+        x += gap
+    s.text(x + 8, y + 16, "launch gap each time", size=11, fill=BAD_EDGE)
+
+    y = 176
+    s.text(20, y - 12, "PDL: kernel k triggers at once, k+1 runs its prologue early, waits, then reads x",
+           size=13, weight="bold")
+    start, end = lx, 0
+    for i in range(3):
+        yy = y + i * 30
+        w = 0 if i == 0 else max(0, end - (start + pro))
+        end = kernel(start, yy, i, wait=w)
+        s.text(start - 6, yy + 16, "trigger", size=9, anchor="end", fill=THREAD_EDGE)
+        start = start + 10
+    s.text(end + 10, y + 76, "the prologues overlap the kernel before", size=11, fill=SHARED_EDGE)
+    s.text(20, 300, "cudaTriggerProgrammaticLaunchCompletion(): the next kernel may start now.  "
+           "cudaGridDependencySynchronize(): wait", size=12, fill=MUTED)
+    s.text(20, 318, "until the kernel before has finished and its stores are visible; nothing above it "
+           "may read what that kernel writes.", size=12, fill=MUTED)
+    return s
+
+
 FIGURES = [
     ("thread_indexing.svg", thread_indexing),
     ("smem_tiling.svg", smem_tiling),
@@ -847,6 +893,7 @@ FIGURES = [
     ("grid_sync.svg", grid_sync),
     ("pool_threshold.svg", pool_threshold),
     ("peer_paths.svg", peer_paths),
+    ("pdl_overlap.svg", pdl_overlap),
 ]
 
 
