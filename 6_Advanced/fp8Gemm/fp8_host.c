@@ -118,7 +118,7 @@ size_t fp8_compare(const char *what, const uint16_t *got, const double *ref, con
             /* the exact value, rounded once to BF16 (x is an integer times a
              * power of two below 2^24: exact in float) */
             bound = 0;
-            ok = got[at] == bf16_from_float((float)x);
+            ok = got[at] == bf16_from_float((float)x) || (x == 0 && d == 0); /* +0 or -0 */
         } else {
             bound = ldexp(fabs(x), -8) + FP8_STAT_C * unit;
             ok = err <= bound; /* false for NaN */
