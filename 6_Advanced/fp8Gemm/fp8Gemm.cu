@@ -42,18 +42,19 @@
  * at such a K is refused with an error before any CUDA call (pad K with zero
  * columns in A and B: the product is the same); with --variant=all they
  * report WAIVED at that shape and still run their checks at the shapes that
- * allow them. cuBLASLt is asked for an algorithm at every shape; where it has
- * none (its FP8 path wants 16-byte aligned rows) it is skipped there.
+ * allow them. cuBLASLt is asked for up to 8 algorithms at every shape and the
+ * first that accepts a trial call is used; where none does it is skipped
+ * there (at the main shape a note gives its statuses and error message).
  *
  * Checks (fp8_host.h has the bound): every variant against the CPU (double,
  * on the same e4m3 values) at small shapes that are not multiples of any
  * tile, with integer inputs in {-2..2} (exact: equal bits after the one BF16
  * rounding) and with uniform inputs rounded to e4m3 (statistical:
- * |d - r| <= 2^-8 |r| + 4 sqrt(K) 2^-14 rms(r)); the persistent variant also
- * on a grid of 2 blocks. Then at the main shape the output of the last timed
- * run against the CPU at 4096 sampled elements (its max and rms error are
- * reported, in units of rms(r)) and in full against cuBLASLt. A poisoned
- * guard zone follows D; a kernel stuck at an mbarrier wait traps.
+ * |d - r| <= 2^-8 |r| + 8 sqrt(K) 2^-14 rms(r)); the persistent variant also
+ * on a grid of 2 blocks. Then at the main shape, after the timing, one more
+ * run of each variant against the CPU at 4096 sampled elements (its max and
+ * rms error are reported, in units of rms(r)) and in full against cuBLASLt.
+ * A poisoned guard zone follows D; a kernel stuck at an mbarrier wait traps.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -93,6 +94,7 @@
 #define F8_BM 128     /* rows of A per block tile */
 #define F8_BK 128     /* K per stage: one 128-byte swizzle row of e4m3 */
 #define F8_GROUP_M 16 /* tile rows per group of the tile order */
+#define F8_SCALE_SLOT 64 /* floats between scale_a and scale_b in device memory: 256 bytes */
 
 #define CUBLASLT_CHECK(call)                                                              \
     do {                                                                                  \
@@ -144,6 +146,8 @@ typedef struct {
     cublasLtMatrixLayout_t la, lb, ld;
     cublasLtMatmulAlgo_t algo[2];
     int lt_ok[2];
+    int lt_pick[2];     /* which of the heuristic's candidates runs (0 = its first) */
+    char lt_why[2][400]; /* why there is none: statuses and cuBLASLt's own log */
     void *workspace;
     size_t workspace_bytes;
 } gemm_ctx;
@@ -343,8 +347,22 @@ static void lt_release(gemm_ctx *x)
     x->lt_ok[0] = x->lt_ok[1] = 0;
 }
 
-/* cuBLASLt's plan for this shape: layouts and, per mode, the first algorithm
- * of its heuristic; lt_ok[mode] = 0 where it has none. */
+/* cuBLASLt's error messages (level 1 of its logger), caught while a plan is
+ * made, so a shape it refuses is reported with its reason. */
+static char lt_log[300];
+static void lt_logger(int level, const char *fn, const char *msg)
+{
+    (void)level;
+    snprintf(lt_log, sizeof lt_log, "%s: %s", fn ? fn : "?", msg ? msg : "");
+    for (char *c = lt_log; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+}
+
+/* cuBLASLt's plan for this shape: layouts and, per mode, the first of its
+ * heuristic's candidates (best first) that accepts a trial call; lt_ok[mode]
+ * = 0 where none does, lt_why[mode] says why (the heuristic's status, the
+ * trials' statuses, cuBLASLt's last error message). */
+#define LT_CANDIDATES 8
 static void lt_prepare(gemm_ctx *x)
 {
     lt_release(x);
@@ -357,21 +375,39 @@ static void lt_prepare(gemm_ctx *x)
     uint64_t ws = x->workspace_bytes;
     CUBLASLT_CHECK(cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    cublasLtLoggerSetCallback(lt_logger);
+    cublasLtLoggerSetLevel(1); /* errors only, and only while planning */
     for (int mode = 0; mode < 2; mode++) {
-        cublasLtMatmulHeuristicResult_t res;
+        cublasLtMatmulHeuristicResult_t res[LT_CANDIDATES];
         int n = 0;
+        lt_log[0] = 0;
+        x->lt_pick[mode] = -1;
         cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(x->lt, x->op[mode], x->la, x->lb, x->ld,
-                                                           x->ld, pref, 1, &res, &n);
-        x->lt_ok[mode] = st == CUBLAS_STATUS_SUCCESS && n > 0;
-        if (!x->lt_ok[mode]) continue;
-        x->algo[mode] = res.algo;
-        /* one trial call: an algorithm the heuristic offers may still refuse
-         * the shape; then cuBLASLt is skipped here rather than failing the run */
-        const float one = 1.0f, zero = 0.0f;
-        st = cublasLtMatmul(x->lt, x->op[mode], &one, x->B, x->la, x->A, x->lb, &zero, x->D, x->ld,
-                            x->D, x->ld, &x->algo[mode], x->workspace, x->workspace_bytes, 0);
-        if (st != CUBLAS_STATUS_SUCCESS) x->lt_ok[mode] = 0;
+                                                           x->ld, pref, LT_CANDIDATES, res, &n);
+        size_t w = (size_t)snprintf(x->lt_why[mode], sizeof x->lt_why[mode],
+                                    "heuristic status %d, %d candidates", (int)st, n);
+        if (st != CUBLAS_STATUS_SUCCESS) n = 0;
+        /* a trial call of each in turn: a candidate may still refuse the
+         * pointers (alignment) or the shape; the first that runs is kept */
+        for (int c = 0; c < n && x->lt_pick[mode] < 0; c++) {
+            if (res[c].state != CUBLAS_STATUS_SUCCESS || res[c].workspaceSize > x->workspace_bytes)
+                continue;
+            const float one = 1.0f, zero = 0.0f;
+            st = cublasLtMatmul(x->lt, x->op[mode], &one, x->B, x->la, x->A, x->lb, &zero, x->D,
+                                x->ld, x->D, x->ld, &res[c].algo, x->workspace, x->workspace_bytes, 0);
+            if (st == CUBLAS_STATUS_SUCCESS) {
+                x->algo[mode] = res[c].algo;
+                x->lt_pick[mode] = c;
+            } else if (w < sizeof x->lt_why[mode]) {
+                w += (size_t)snprintf(x->lt_why[mode] + w, sizeof x->lt_why[mode] - w,
+                                      "%s candidate %d: status %d", c ? "," : ";", c, (int)st);
+            }
+        }
+        x->lt_ok[mode] = x->lt_pick[mode] >= 0;
+        if (lt_log[0] && w < sizeof x->lt_why[mode])
+            snprintf(x->lt_why[mode] + w, sizeof x->lt_why[mode] - w, "; cuBLASLt says %s", lt_log);
     }
+    cublasLtLoggerSetLevel(0);
     cublasLtMatmulPreferenceDestroy(pref);
 }
 
@@ -400,7 +436,7 @@ static int runnable(const run_state *b, const variant *v, const char **reason)
 {
     char why[300];
     if (v->kind == KIND_LIB && !b->ctx.lt_ok[v->lt_mode]) {
-        *reason = "cublaslt_has_no_algorithm_for_this_shape";
+        *reason = "cublaslt_has_no_algorithm_for_this_shape"; /* lt_why[] says why */
         return 0;
     }
     if (v->kind == KIND_HOPPER && !b->hopper) {
@@ -419,8 +455,8 @@ static void upload(run_state *b, int M, int N, int K, float sa, float sb)
 {
     CUDA_CHECK(cudaMemcpy(b->d_A, b->h_A, (size_t)M * K, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(b->d_B, b->h_B, (size_t)N * K, cudaMemcpyHostToDevice));
-    const float s[2] = {sa, sb};
-    CUDA_CHECK(cudaMemcpy(b->d_scales, s, sizeof s, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(b->d_scales, &sa, sizeof sa, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(b->d_scales + F8_SCALE_SLOT, &sb, sizeof sb, cudaMemcpyHostToDevice));
 }
 
 /* Run variant v into the poisoned, guarded D and copy D back; the guard's
@@ -466,6 +502,26 @@ static void check_small(run_state *b, const shape *p, fp8_data kind)
             if (bad) ok_v[v] = 0;
         }
         b->ctx.grid_limit = 0;
+    }
+}
+
+/* ---- timing ---------------------------------------------------------------- */
+
+/* The one place that times: t[v] for every v with timed[v], all at the
+ * context's shape, each with the median of its own runs. One variant after
+ * the other today; a round robin over the variants (every variant's
+ * warm-ups, then each repetition runs every variant once) replaces this
+ * loop with one call that takes the same list. */
+static void time_variants(gemm_ctx *x, const int *timed, int reps, timing_stats *t)
+{
+    for (int v = 0; v < N_VARIANTS; v++) {
+        if (!timed[v]) continue;
+        char range[64];
+        snprintf(range, sizeof range, "fp8Gemm/%s", variants[v].name);
+        timing_cfg tc = timing_defaults(reps);
+        tc.nvtx_name = range;
+        time_gpu(variants[v].run, x, &tc, &t[v]);
+        sync_or_fail(variants[v].name);
     }
 }
 
@@ -580,14 +636,18 @@ int main(int argc, char **argv)
     }
     CUDA_CHECK(cudaMalloc(&b.d_A, maxA));
     CUDA_CHECK(cudaMalloc(&b.d_B, maxB));
-    CUDA_CHECK(cudaMalloc(&b.d_scales, 2 * sizeof(float)));
+    /* each scale in a 256-byte slot of its own, aligned as a cudaMalloc'd
+     * buffer is: cuBLASLt's pointers are then aligned as any library expects */
+    CUDA_CHECK(cudaMalloc(&b.d_scales, 2 * F8_SCALE_SLOT * sizeof(float)));
+    CUDA_CHECK(cudaMemset(b.d_scales, 0, 2 * F8_SCALE_SLOT * sizeof(float)));
     b.d_D = (__nv_bfloat16 *)guarded_malloc(maxD * 2); /* the output: a guard zone follows it */
     gemm_ctx *x = &b.ctx;
     x->scale_a = b.d_scales;
-    x->scale_b = b.d_scales + 1;
+    x->scale_b = b.d_scales + F8_SCALE_SLOT;
     x->sm_count = dev.sm_count;
     x->workspace_bytes = 32u << 20;
     CUDA_CHECK(cudaMalloc(&x->workspace, x->workspace_bytes));
+    CUDA_CHECK(cudaMemset(x->workspace, 0, x->workspace_bytes)); /* initcheck: nothing unwritten is read */
     CUBLASLT_CHECK(cublasLtCreate(&x->lt));
     for (int mode = 0; mode < 2; mode++) {
         CUBLASLT_CHECK(cublasLtMatmulDescCreate(&x->op[mode], CUBLAS_COMPUTE_32F, CUDA_R_32F));
@@ -610,15 +670,26 @@ int main(int argc, char **argv)
         check_small(&b, &shapes[i], FP8_DATA_REAL);
     }
 
-    /* 2. Time at the main shape on real inputs, the reference first so every
-     * pct_ref is from this run; then check what the last timed run left in D
-     * (poisoned before timing: what it did not write fails) against the CPU
-     * at sampled elements and against cuBLASLt's result in full. */
+    /* 2. At the main shape, on real inputs: time every variant that passed
+     * the small shapes (time_variants), then check one more run of each, into
+     * a poisoned D (what it does not write fails), against the CPU at
+     * sampled elements and against cuBLASLt's result in full; the reference
+     * comes first in the table, so every pct_ref is from this run. */
     const float sa = 1.5f, sb = 0.75f;
     fp8_fill(b.h_A, M, K, FP8_DATA_REAL, b.seed, RNG_STREAM_C);
     fp8_fill(b.h_B, N, K, FP8_DATA_REAL, b.seed, RNG_STREAM_D);
     upload(&b, M, N, K, sa, sb);
     set_problem(&b, M, N, K);
+    for (int mode = 0; mode < 2; mode++) {
+        const char *acc = mode ? "default" : "fast";
+        if (!x->lt_ok[mode])
+            report_note("cuBLASLt (%s accumulation) has no algorithm for %dx%dx%d: %s", acc, M, N, K,
+                        x->lt_why[mode]);
+        else if (x->lt_pick[mode] > 0)
+            report_note("cuBLASLt (%s accumulation): its heuristic's first choice refused this "
+                        "call (%s); its choice number %d is timed", acc, x->lt_why[mode],
+                        x->lt_pick[mode] + 1);
+    }
     const size_t nd = (size_t)M * N, main_bytes = nd * 2;
     enum { NSAMPLES = 4096 };
     static size_t idx[NSAMPLES];
@@ -632,6 +703,14 @@ int main(int argc, char **argv)
     int have_lt = 0;
     double ref_gflops = 0;
     const double peak = (dev.cc_major == 9 && dev.cc_minor == 0) ? 2.0 * dev.peak_bf16_gflops : 0.0;
+    timing_stats t[N_VARIANTS];
+    int timed[N_VARIANTS];
+    memset(t, 0, sizeof t);
+    for (int v = 0; v < N_VARIANTS; v++) {
+        const char *reason;
+        timed[v] = wanted[v] && ok_v[v] && runnable(&b, &variants[v], &reason);
+    }
+    time_variants(x, timed, reps, t);
     result_rec r;
     for (int v = 0; v < N_VARIANTS; v++) {
         const variant *var = &variants[v];
@@ -646,26 +725,19 @@ int main(int argc, char **argv)
             rec_emit(&r);
             continue;
         }
-        if (!runnable(&b, var, &reason)) {
+        if (!timed[v]) {
+            runnable(&b, var, &reason);
             rec_str(&r, "status", "WAIVED");
             rec_str(&r, "reason", reason);
             rec_emit(&r);
             continue;
         }
-        char range[64];
-        snprintf(range, sizeof range, "fp8Gemm/%s", var->name);
-        timing_cfg tc = timing_defaults(reps);
-        tc.nvtx_name = range;
-        timing_stats t;
-        poison_guarded(b.d_D, main_bytes);
-        time_gpu(var->run, x, &tc, &t);
-        sync_or_fail(var->name);
         char what[160];
-        snprintf(what, sizeof what, "%s(%dx%dx%d, real, last timed run)", var->name, M, N, K);
-        CUDA_CHECK(cudaMemcpy(b.h_out, b.d_D, main_bytes, cudaMemcpyDeviceToHost));
+        snprintf(what, sizeof what, "%s(%dx%dx%d, real, one run after the timing)", var->name, M, N,
+                 K);
+        size_t bad = run_into_host(&b, var, what);
         fp8_err e;
-        size_t bad = fp8_compare(what, b.h_out, b.h_ref, idx, NSAMPLES, N, K, 0, rms, &e);
-        bad += check_guard(what, b.d_D, main_bytes);
+        bad += fp8_compare(what, b.h_out, b.h_ref, idx, NSAMPLES, N, K, 0, rms, &e);
         if (var->is_ref && bad == 0) {
             memcpy(b.h_lt, b.h_out, main_bytes);
             have_lt = 1;
@@ -676,19 +748,19 @@ int main(int argc, char **argv)
         }
         if (bad) {
             fprintf(stderr, "%s: timed %.4f ms (%.1f TFLOP/s), but its output failed the checks above "
-                    "(max error %.3g rms(D), err_z %.3g)\n", var->name, t.median_ms,
-                    fp8_gflops(M, N, K, t.median_ms) / 1e3, e.max_abs / rms, e.max_z);
+                    "(max error %.3g rms(D), err_z %.3g)\n", var->name, t[v].median_ms,
+                    fp8_gflops(M, N, K, t[v].median_ms) / 1e3, e.max_abs / rms, e.max_z);
             ok_v[v] = 0;
             rec_str(&r, "status", "FAIL");
             rec_emit(&r);
             continue;
         }
-        const double gflops = fp8_gflops(M, N, K, t.median_ms);
+        const double gflops = fp8_gflops(M, N, K, t[v].median_ms);
         if (var->is_ref) ref_gflops = gflops;
         rec_str(&r, "status", "PASS");
         /* pct_peak against the dense FP8 tensor-core rate (twice BF16 on Hopper) */
-        rec_perf(&r, t.median_ms, "gflops", gflops, peak, "cublaslt", ref_gflops);
-        rec_num(&r, "min_ms", t.min_ms);
+        rec_perf(&r, t[v].median_ms, "gflops", gflops, peak, "cublaslt", ref_gflops);
+        rec_num(&r, "min_ms", t[v].min_ms);
         rec_num(&r, "err_max", e.max_abs / rms); /* against the CPU, in units of rms(D) */
         rec_num(&r, "err_rms", e.rms / rms);
         rec_num(&r, "err_z", e.max_z); /* in units of sqrt(K) 2^-14 rms(D) */
