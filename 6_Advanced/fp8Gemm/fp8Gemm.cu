@@ -147,6 +147,7 @@ typedef struct {
     cublasLtMatmulAlgo_t algo[2];
     int lt_ok[2];
     int lt_pick[2];     /* which of the heuristic's candidates runs (0 = its first) */
+    int lt_count[2];    /* how many candidates the heuristic offered */
     char lt_why[2][400]; /* why there is none: statuses and cuBLASLt's own log */
     void *workspace;
     size_t workspace_bytes;
@@ -375,8 +376,13 @@ static void lt_prepare(gemm_ctx *x)
     uint64_t ws = x->workspace_bytes;
     CUBLASLT_CHECK(cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    /* errors only, and only while planning; to our callback alone: its file
+     * output (stdout by default) would break --json's stdout */
+    static FILE *lt_sink = NULL;
+    if (!lt_sink) lt_sink = fopen("/dev/null", "w");
+    cublasLtLoggerSetFile(lt_sink ? lt_sink : stderr);
     cublasLtLoggerSetCallback(lt_logger);
-    cublasLtLoggerSetLevel(1); /* errors only, and only while planning */
+    cublasLtLoggerSetLevel(1);
     for (int mode = 0; mode < 2; mode++) {
         cublasLtMatmulHeuristicResult_t res[LT_CANDIDATES];
         int n = 0;
@@ -384,6 +390,7 @@ static void lt_prepare(gemm_ctx *x)
         x->lt_pick[mode] = -1;
         cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(x->lt, x->op[mode], x->la, x->lb, x->ld,
                                                            x->ld, pref, LT_CANDIDATES, res, &n);
+        x->lt_count[mode] = st == CUBLAS_STATUS_SUCCESS ? n : 0;
         size_t w = (size_t)snprintf(x->lt_why[mode], sizeof x->lt_why[mode],
                                     "heuristic status %d, %d candidates", (int)st, n);
         if (st != CUBLAS_STATUS_SUCCESS) n = 0;
@@ -392,6 +399,19 @@ static void lt_prepare(gemm_ctx *x)
         for (int c = 0; c < n && x->lt_pick[mode] < 0; c++) {
             if (res[c].state != CUBLAS_STATUS_SUCCESS || res[c].workspaceSize > x->workspace_bytes)
                 continue;
+            /* a split K whose partial sums are added in the output type (BF16,
+             * 8 bits) is another computation than ours and would fail the
+             * exact checks: skipped */
+            uint32_t red = CUBLASLT_REDUCTION_SCHEME_NONE;
+            cublasLtMatmulAlgoConfigGetAttribute(&res[c].algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME,
+                                                 &red, sizeof red, NULL);
+            if (red == CUBLASLT_REDUCTION_SCHEME_INPLACE || red == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE) {
+                if (w < sizeof x->lt_why[mode])
+                    w += (size_t)snprintf(x->lt_why[mode] + w, sizeof x->lt_why[mode] - w,
+                                          "%s candidate %d: partial sums in BF16, skipped",
+                                          c ? "," : ";", c);
+                continue;
+            }
             const float one = 1.0f, zero = 0.0f;
             st = cublasLtMatmul(x->lt, x->op[mode], &one, x->B, x->la, x->A, x->lb, &zero, x->D,
                                 x->ld, x->D, x->ld, &res[c].algo, x->workspace, x->workspace_bytes, 0);
@@ -409,6 +429,23 @@ static void lt_prepare(gemm_ctx *x)
     }
     cublasLtLoggerSetLevel(0);
     cublasLtMatmulPreferenceDestroy(pref);
+}
+
+/* Which kernel of cuBLASLt an algorithm is: its configuration ids (tile,
+ * stages and cluster shape say whether it is a Hopper TMA kernel). */
+static void lt_algo_name(const cublasLtMatmulAlgo_t *algo, char *out, size_t len)
+{
+    int32_t id = -1;
+    uint32_t tile = 0, stages = 0;
+    uint16_t cluster = 0;
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, NULL);
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, NULL);
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages,
+                                         NULL);
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &cluster,
+                                         sizeof cluster, NULL);
+    snprintf(out, len, "algorithm id %d, tile id %u, stages id %u, cluster shape id %u", (int)id,
+             tile, stages, (unsigned)cluster);
 }
 
 /* Point the context at a problem: shape, tensor maps (when the TMA variants
@@ -641,6 +678,7 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMalloc(&b.d_scales, 2 * F8_SCALE_SLOT * sizeof(float)));
     CUDA_CHECK(cudaMemset(b.d_scales, 0, 2 * F8_SCALE_SLOT * sizeof(float)));
     b.d_D = (__nv_bfloat16 *)guarded_malloc(maxD * 2); /* the output: a guard zone follows it */
+    poison_guarded(b.d_D, maxD * 2); /* written before cuBLASLt's first trial call sees it as C */
     gemm_ctx *x = &b.ctx;
     x->scale_a = b.d_scales;
     x->scale_b = b.d_scales + F8_SCALE_SLOT;
@@ -680,15 +718,22 @@ int main(int argc, char **argv)
     fp8_fill(b.h_B, N, K, FP8_DATA_REAL, b.seed, RNG_STREAM_D);
     upload(&b, M, N, K, sa, sb);
     set_problem(&b, M, N, K);
-    for (int mode = 0; mode < 2; mode++) {
+    for (int v = 0; v < N_VARIANTS; v++) { /* why cuBLASLt is not its usual self here */
+        if (variants[v].kind != KIND_LIB || !wanted[v]) continue;
+        const int mode = variants[v].lt_mode;
         const char *acc = mode ? "default" : "fast";
-        if (!x->lt_ok[mode])
+        if (!x->lt_ok[mode]) {
             report_note("cuBLASLt (%s accumulation) has no algorithm for %dx%dx%d: %s", acc, M, N, K,
                         x->lt_why[mode]);
-        else if (x->lt_pick[mode] > 0)
-            report_note("cuBLASLt (%s accumulation): its heuristic's first choice refused this "
-                        "call (%s); its choice number %d is timed", acc, x->lt_why[mode],
-                        x->lt_pick[mode] + 1);
+            continue;
+        }
+        char name[160];
+        lt_algo_name(&x->algo[mode], name, sizeof name);
+        report_note("cuBLASLt (%s accumulation) runs %s: its heuristic's choice %d of %d", acc, name,
+                    x->lt_pick[mode] + 1, x->lt_count[mode]);
+        if (x->lt_pick[mode] > 0) /* a weaker reference than cuBLASLt's best: say so */
+            report_note("cuBLASLt (%s accumulation): its first choices refused the call or were skipped (%s)", acc,
+                        x->lt_why[mode]);
     }
     const size_t nd = (size_t)M * N, main_bytes = nd * 2;
     enum { NSAMPLES = 4096 };
