@@ -418,9 +418,15 @@ static void lt_prepare(gemm_ctx *x)
             if (st == CUBLAS_STATUS_SUCCESS) {
                 x->algo[mode] = res[c].algo;
                 x->lt_pick[mode] = c;
-            } else if (w < sizeof x->lt_why[mode]) {
-                w += (size_t)snprintf(x->lt_why[mode] + w, sizeof x->lt_why[mode] - w,
-                                      "%s candidate %d: status %d", c ? "," : ";", c, (int)st);
+            } else {
+                /* a launch it could not make leaves a (non-sticky) error that
+                 * our next launch check would take for its own */
+                const cudaError_t ce = cudaGetLastError();
+                if (w < sizeof x->lt_why[mode])
+                    w += (size_t)snprintf(x->lt_why[mode] + w, sizeof x->lt_why[mode] - w,
+                                          "%s candidate %d: status %d%s%s", c ? "," : ";", c,
+                                          (int)st, ce != cudaSuccess ? ", CUDA " : "",
+                                          ce != cudaSuccess ? cudaGetErrorName(ce) : "");
             }
         }
         x->lt_ok[mode] = x->lt_pick[mode] >= 0;
