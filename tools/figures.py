@@ -879,6 +879,45 @@ def pdl_overlap():
     return s
 
 
+# ---- fp8Gemm: one stage of the ring, both operands K-major ------------------------------
+
+def fp8_stage():
+    """One stage of fp8Gemm's ring: A's and B's boxes, both K-major, 128 bytes
+    of K a row, and the 4 wgmma k32 chunks that read them."""
+    s = Svg(1000, 470, "fp8Gemm: one stage of the ring, A and B both K-major, read by 4 wgmma of k = 32")
+    s.heading("One FP8 stage: two K-major boxes of 128-byte rows, 4 wgmma k32 per stage",
+              "A tile of 128 x 256 outputs; e4m3 is one byte, so a 128-byte swizzle row holds K = 128 "
+              "(BF16: 64). Sizes to scale along K, not along the rows.")
+    x0, kw = 120, 320  # 128 bytes of K drawn 320 wide: 32 bytes = 80
+    def box(y, h, label, rows, fill, edge):
+        s.rect(x0, y, kw, h, fill=fill, stroke=edge, rx=3)
+        for c in range(1, 4):
+            s.line(x0 + c * kw / 4, y, x0 + c * kw / 4, y + h, stroke=edge, sw=0.8, dash="3 3")
+        s.text(x0 - 10, y + h / 2 - 4, label, size=13, anchor="end", weight="bold")
+        s.text(x0 - 10, y + h / 2 + 12, rows, size=10, anchor="end", fill=MUTED)
+    box(80, 80, "A", "128 rows (M)", SHARED, SHARED_EDGE)
+    box(190, 160, "B", "256 rows (N)", SHARED, SHARED_EDGE)
+    for c in range(4):
+        s.text(x0 + c * kw / 4 + kw / 8, 74, "k %d-%d" % (32 * c, 32 * c + 31), size=10, anchor="middle",
+               mono=True, fill=MUTED)
+    s.brace(x0, x0 + kw, 356, "128 bytes = K 128: one swizzle row, one TMA box width", size=11)
+    s.line(x0 + kw / 2, 160, x0 + kw / 2, 190, stroke=MUTED, sw=0.6, dash="2 3")
+    s.text(x0 + kw + 14, 100, "16 KiB: rows 0-63 for consumer 0,", size=11)
+    s.text(x0 + kw + 14, 115, "rows 64-127 for consumer 1", size=11)
+    s.text(x0 + kw + 14, 215, "32 KiB: all 256 rows for both consumers", size=11)
+    s.text(x0 + kw + 14, 230, "(B given as N x K: K-major, like A)", size=11)
+    s.text(x0 + kw + 14, 270, "wgmma.mma_async.m64n256k32.f32.e4m3.e4m3", size=11, mono=True, fill=THREAD_EDGE)
+    s.text(x0 + kw + 14, 286, "chunk c: both descriptors start 32 c bytes into", size=11)
+    s.text(x0 + kw + 14, 301, "their box; 8-row groups 1024 bytes apart (SBO)", size=11)
+    s.text(20, 405, "Why both K-major: FP8 wgmma has no transposed form (BF16 wgmma can read B as K x N, "
+           "N-major). cuBLASLt's FP8 path asks the same:", size=11.5)
+    s.text(20, 421, "the TN layout. Each stage holds 48 KiB; four stages fill 192 KiB of the 227 KiB of "
+           "shared memory a block can have.", size=11.5)
+    s.text(20, 437, "The accumulators stay FP32 in registers (64 x 256 per consumer: 128 a thread); the "
+           "epilogue multiplies by scale_a scale_b and stores BF16.", size=11.5)
+    return s
+
+
 FIGURES = [
     ("thread_indexing.svg", thread_indexing),
     ("smem_tiling.svg", smem_tiling),
@@ -894,6 +933,7 @@ FIGURES = [
     ("pool_threshold.svg", pool_threshold),
     ("peer_paths.svg", peer_paths),
     ("pdl_overlap.svg", pdl_overlap),
+    ("fp8_stage.svg", fp8_stage),
 ]
 
 
