@@ -1,0 +1,65 @@
+/* tma_layout.h: the shared-memory layout of step 05 (kernels/05_tma.cuh), in
+ * plain C that the kernel and the CPU tests (tests/test_transpose_cpu.c)
+ * both compile: the 128-byte swizzle that TMA writes and reads, and which
+ * 4 x 4 block of the tile each thread takes.
+ *
+ * The tiles: a block owns 32 columns x TMA_ROWS rows of in (the input box,
+ * TMA_ROWS rows of 128 bytes) and writes the mirror tile of out, 32 rows x
+ * TMA_ROWS columns, kept as TMA_ROWS / 32 output boxes of 32 x 32 floats
+ * (4 KiB each; a swizzled box row is at most 128 bytes). */
+#ifndef TRANSPOSE_TMA_LAYOUT_H
+#define TRANSPOSE_TMA_LAYOUT_H
+
+#ifdef __CUDACC__
+#define TR_HD __host__ __device__ __forceinline__
+#else
+#define TR_HD static inline
+#endif
+
+#ifndef TMA_ROWS
+#define TMA_ROWS 128      /* rows of in per block: the input box's height (<= 256) */
+#endif
+#ifndef TMA_THREADS
+#define TMA_THREADS 128   /* threads per block */
+#endif
+#define TMA_BOX_COLS 32                                 /* 32 floats = one 128-byte row */
+#define TMA_IN_BYTES (TMA_ROWS * TMA_BOX_COLS * 4)      /* the input box (= the output boxes) */
+#define TMA_OUT_BOX_BYTES (TMA_BOX_COLS * TMA_BOX_COLS * 4)
+#define TMA_OUT_BOXES (TMA_ROWS / TMA_BOX_COLS)
+#define TMA_ROUNDS (TMA_ROWS / 4 * 8 / TMA_THREADS)     /* 4 x 4 blocks per thread */
+
+/* TMA with the 128-byte swizzle stores 16-byte chunk `chunk` (0..7) of box
+ * row `row` at chunk chunk ^ (row % 8) of that row: the 8 rows of each
+ * 1024-byte group hold their chunks in 8 different orders, so one chunk
+ * position down 8 consecutive rows covers all 32 banks instead of 4. (The
+ * box must start on a 1024-byte boundary for this to line up with row % 8.)
+ * The byte offset of that chunk from the start of the box: */
+TR_HD unsigned swz128_offset(unsigned row, unsigned chunk)
+{
+    return row * 128u + ((chunk ^ (row & 7u)) << 4);
+}
+
+/* The 4 x 4 block of the input box that thread t takes in round s: block
+ * row *rb (box rows 4 rb .. 4 rb + 3), block column *cb (columns 4 cb ..
+ * 4 cb + 3: chunk cb). A 16-byte access is served for 8 threads at a time
+ * (a quarter-warp); those 8 (k = t % 8) take block columns 0..7 along a
+ * diagonal, block rows 8 q + (k + d) % 8, so that both their reads of the
+ * input box and their writes of the output boxes fall on 8 different chunk
+ * positions: no bank conflicts. Over all threads and rounds every block of
+ * the box is taken exactly once (both facts are tested on the CPU). */
+TR_HD void tma_block_of(unsigned t, unsigned s, unsigned *rb, unsigned *cb)
+{
+    const unsigned k = t & 7u;
+    const unsigned g = (t >> 3) + s * (TMA_THREADS / 8);   /* diagonal g % 8 of group g / 8 */
+    *cb = k;
+    *rb = 8u * (g >> 3) + ((k + g) & 7u);
+}
+
+/* Byte offset, from the first output box, of the float4 that holds out-tile
+ * row 4 cb + j (0..31), columns 4 rb .. 4 rb + 3: output box rb / 8, chunk rb % 8. */
+TR_HD unsigned tma_out_offset(unsigned rb, unsigned cb, unsigned j)
+{
+    return (rb >> 3) * TMA_OUT_BOX_BYTES + swz128_offset(4u * cb + j, rb & 7u);
+}
+
+#endif /* TRANSPOSE_TMA_LAYOUT_H */
