@@ -333,10 +333,10 @@ int main(int argc, char **argv)
         const size_t ld_in = transpose_ld((size_t)c), ld_out = transpose_ld((size_t)r);
         /* seeded values in [-1, 1); the padding columns of in hold a value no
          * row holds (2.0), so a kernel that reads padding writes a wrong value */
-        for (size_t i = 0; i < (size_t)r; i++) {
-            rng_fill_uniform(h_in + i * ld_in, (size_t)c, o.seed + i, RNG_STREAM_A, -1.0f, 1.0f);
-            for (size_t j = (size_t)c; j < ld_in; j++) h_in[i * ld_in + j] = 2.0f;
-        }
+        for (size_t i = 0; i < (size_t)r; i++)
+            for (size_t j = 0; j < ld_in; j++)
+                h_in[i * ld_in + j] =
+                    j < (size_t)c ? rng_uniform(o.seed, RNG_STREAM_A, i * c + j, -1.0f, 1.0f) : 2.0f;
         CUDA_CHECK(cudaMemcpy(d_in, h_in, (size_t)r * ld_in * sizeof(float), cudaMemcpyHostToDevice));
         host_prefault(h_ref, (size_t)c * ld_out * sizeof(float));
         double t0 = host_seconds();
