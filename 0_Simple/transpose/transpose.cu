@@ -305,8 +305,13 @@ int main(int argc, char **argv)
     ctx.in = d_in;
     ctx.out = (float *)guarded_malloc(cap_out * sizeof(float));
 
-    /* TMA: the driver's tensor-map encoder, reached without linking libcuda. */
-    const int have_tma = dev.cc_major >= 9;
+    /* TMA: the device must have it, and the code that runs must have been
+     * compiled for it (a build for sm_80 alone runs on an H200 with the TMA
+     * kernel compiled empty); the driver's tensor-map encoder is reached
+     * through the runtime, without linking libcuda. */
+    cudaFuncAttributes tma_attr;
+    CUDA_CHECK(cudaFuncGetAttributes(&tma_attr, transpose_tma));
+    const int have_tma = dev.cc_major >= 9 && tma_attr.ptxVersion >= 90;
     if (have_tma) {
         void *fn = NULL;
         cudaDriverEntryPointQueryResult q;
@@ -320,8 +325,8 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaFuncSetAttribute(transpose_tma, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         TMA_SMEM_BYTES));
     } else {
-        report_note("compute capability %d.%d: no TMA, the variant tma is skipped", dev.cc_major,
-                    dev.cc_minor);
+        report_note("compute capability %d.%d, code compiled for compute_%d: no TMA, the variant "
+                    "tma is skipped", dev.cc_major, dev.cc_minor, tma_attr.ptxVersion);
     }
 
     /* Check every selected variant at every shape, the run's own last. */

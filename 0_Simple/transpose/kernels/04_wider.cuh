@@ -6,7 +6,7 @@
  * Why it should help: step 03 spends a thread, its index arithmetic and its
  * share of the barrier on one 4-byte element, and each thread has a single
  * load in flight. An SM holds 2048 threads either way (2 blocks of 1024 or 8
- * of 256), but now each of them issues 4 independent loads before its first
+ * of 256), but now each of them issues four independent loads before its first
  * store: 4x the tiles, and the bytes in flight, per SM, which HBM needs to
  * stream at its rate (bytes in flight = rate x latency).
  * Measured: (measured on the H200: see the README's results table). */
