@@ -62,4 +62,24 @@ TR_HD unsigned tma_out_offset(unsigned rb, unsigned cb, unsigned j)
     return (rb >> 3) * TMA_OUT_BOX_BYTES + swz128_offset(4u * cb + j, rb & 7u);
 }
 
+/* Byte offset, within one output box, of out-tile element (row j, column i),
+ * 0 <= j, i < 32: chunk i / 4 of box row j, float i % 4 of the chunk. */
+TR_HD unsigned tma_out_elem_offset(unsigned j, unsigned i)
+{
+    return swz128_offset(j, i >> 2) + ((i & 3u) << 2);
+}
+
+/* Does the output box whose first column is x0 need the threads to store it?
+ * out has out_cols columns (the rows of in). A TMA store clips a box at the
+ * tensor's edge in whole 16-byte chunks only: the chunk that holds the last
+ * column is written whole, so when out_cols is not a multiple of 4 floats the
+ * 1 to 3 padding columns after it would be written too (our H200 did exactly
+ * that). Only the box that reaches past the last column, and only then, is
+ * left to the threads, which store it element by element with bounds
+ * checks. (A box that starts past the last column is not stored at all.) */
+TR_HD int tma_box_by_threads(int out_cols, int x0)
+{
+    return (out_cols & 3) != 0 && x0 < out_cols && x0 + TMA_BOX_COLS > out_cols;
+}
+
 #endif /* TRANSPOSE_TMA_LAYOUT_H */

@@ -114,7 +114,8 @@ static void run_tma(void *p, cudaStream_t s)
 {
     const tr_ctx *x = (const tr_ctx *)p;
     dim3 grid(tiles(x->cols, TILE), tiles(x->rows, TMA_ROWS));
-    transpose_tma<<<grid, TMA_THREADS, TMA_SMEM_BYTES, s>>>(x->map_in, x->map_out);
+    transpose_tma<<<grid, TMA_THREADS, TMA_SMEM_BYTES, s>>>(x->map_in, x->map_out, x->out, x->rows,
+                                                           x->cols, x->ld_out);
     CHECK_LAUNCH();
 }
 

@@ -68,9 +68,10 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap *map
                  "l"((uint64_t)map), "r"(bar), "r"(x), "r"(y)
                  : "memory");
 }
-/* One box from shared memory at src to the tensor at (x, y). Elements that
- * fall outside the tensor are not written: the edges of an odd shape and the
- * padding columns of each row stay untouched. */
+/* One box from shared memory at src to the tensor at (x, y). Rows past the
+ * tensor's last are not written; along a row the store clips in whole
+ * 16-byte chunks, so the chunk holding the last column is written whole
+ * (step 05 stores that box with the threads instead). */
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, uint32_t src, int x, int y)
 {
     asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"

@@ -15,7 +15,7 @@
  * Why it should help: the addresses, the bounds and the coalescing are the
  * TMA unit's work now: the threads issue no global loads or stores at all,
  * a box outside the matrix arrives as zeros and is clipped on the way out
- * (odd shapes need no bounds checks), and each block keeps 16 KiB in flight
+ * (odd shapes need almost no bounds checks: see below), and each block keeps 16 KiB in flight
  * with a single instruction. Why the swizzle: TMA writes a box densely, so
  * there is no room for step 03's padding column; the swizzle spreads each
  * column of 16-byte chunks over all banks instead. Which 4 x 4 block each
@@ -25,7 +25,12 @@
  * (tests/test_transpose_cpu.c checks both, and that every element lands in
  * its place).
  * TMA needs the rows of both matrices to start 16 bytes apart (ld a multiple
- * of 4 floats: transpose_ld()) and the boxes 1024-byte aligned.
+ * of 4 floats: transpose_ld()) and the boxes 1024-byte aligned. One catch
+ * the H200 showed us: a TMA store clips at the matrix's last column only in
+ * whole 16-byte chunks, so where out's column count is not a multiple of 4
+ * the box that holds the last column would also write the 1 to 3 padding
+ * floats after it. That one box per block column is stored by the threads
+ * (tma_box_by_threads() in tma_layout.h).
  * Measured: (measured on the H200: see the README's results table). */
 /* TMA_ROWS (128), TMA_THREADS (128), the swizzle and the thread-to-block
  * map: tma_layout.h. */
@@ -36,7 +41,8 @@ static_assert(TMA_ROWS * 2 % TMA_THREADS == 0 && TMA_THREADS % 32 == 0,
 static_assert(TILE == TMA_BOX_COLS, "a 128-byte swizzled box row is 32 floats");
 
 __global__ void __launch_bounds__(TMA_THREADS)
-    transpose_tma(const __grid_constant__ CUtensorMap map_in, const __grid_constant__ CUtensorMap map_out)
+    transpose_tma(const __grid_constant__ CUtensorMap map_in, const __grid_constant__ CUtensorMap map_out,
+                  float *__restrict__ out, int rows, int cols, size_t ld_out)
 {
 #if TR_HAVE_TMA
     extern __shared__ unsigned char smem_raw[];
@@ -72,9 +78,25 @@ __global__ void __launch_bounds__(TMA_THREADS)
     __syncthreads();
     if (threadIdx.x == 0) {
 #pragma unroll
-        for (int b = 0; b < TMA_OUT_BOXES; b++)
-            tma_store_2d(&map_out, smem_addr(s_out + b * TMA_OUT_BOX_BYTES), r0 + b * TILE, c0);
+        for (int b = 0; b < TMA_OUT_BOXES; b++) {
+            const int x0 = r0 + b * TILE;   /* the box's first column of out */
+            if (x0 < rows && !tma_box_by_threads(rows, x0))
+                tma_store_2d(&map_out, smem_addr(s_out + b * TMA_OUT_BOX_BYTES), x0, c0);
+        }
         tma_store_commit_and_wait_read();
+    }
+    /* The one box (of the last column of blocks) that TMA would store with
+     * 1 to 3 padding columns: the threads store it, element by element. */
+#pragma unroll
+    for (int b = 0; b < TMA_OUT_BOXES; b++) {
+        const int x0 = r0 + b * TILE;
+        if (!tma_box_by_threads(rows, x0)) continue;
+        for (int e = threadIdx.x; e < TILE * TILE; e += TMA_THREADS) {
+            const int j = e / TILE, i = e % TILE;   /* out-tile row, column */
+            if (c0 + j < cols && x0 + i < rows)
+                out[(size_t)(c0 + j) * ld_out + x0 + i] =
+                    *(const float *)(s_out + b * TMA_OUT_BOX_BYTES + tma_out_elem_offset(j, i));
+        }
     }
 #endif
 }

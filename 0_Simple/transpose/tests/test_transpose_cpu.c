@@ -2,7 +2,8 @@
  * runs every <folder>/tests/test_*.c with cmocka): the row stride, the CPU
  * transpose, the exact check (that it fails when it should), and step 05's
  * shared-memory layout (tma_layout.h): every element lands in its place,
- * and no quarter-warp has a bank conflict. */
+ * and no quarter-warp has a bank conflict; and its output stage keeps the
+ * padding columns unwritten at odd shapes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -163,6 +164,80 @@ static void tma_tile_transpose_and_banks(void **state)
         }
 }
 
+/* Step 05's output stage on the CPU, for a whole matrix: every block's
+ * output boxes (filled as the shared-memory transpose leaves them), stored
+ * as the kernel stores them: by TMA, which clips along a row only in whole
+ * 16-byte chunks (what our H200 did: the chunk holding the last column is
+ * written whole), except the box tma_box_by_threads() leaves to the threads,
+ * which store element by element with bounds checks. by_threads = 0 plants
+ * the bug the H200 found (every box through TMA). Returns the check's count
+ * of wrong elements. */
+static size_t tma_store_model(size_t rows, size_t cols, int by_threads)
+{
+    const size_t ld_in = transpose_ld(cols), ld_out = transpose_ld(rows);
+    const size_t tma_cols = (rows + 3) / 4 * 4;   /* what a TMA store reaches along a row */
+    float *in = numbered(rows, cols, ld_in);
+    float *ref = malloc(cols * ld_out * sizeof(float));
+    float *got = malloc(cols * ld_out * sizeof(float));
+    static float box[TMA_OUT_BOXES][32 * 32];
+    transpose_reference(in, rows, cols, ld_in, ref, ld_out);
+    memset(got, 0xFF, cols * ld_out * sizeof(float));   /* poison, as on the GPU */
+    for (size_t c0 = 0; c0 < cols; c0 += 32)
+        for (size_t r0 = 0; r0 < rows; r0 += TMA_ROWS) {
+            for (unsigned b = 0; b < TMA_OUT_BOXES; b++)   /* what the threads left in shared memory */
+                for (unsigned j = 0; j < 32; j++)
+                    for (unsigned i = 0; i < 32; i++) {
+                        size_t r = r0 + 32 * b + i, c = c0 + j;   /* the input element */
+                        box[b][tma_out_elem_offset(j, i) / 4] =
+                            r < rows && c < cols ? in[r * ld_in + c] : 0.0f;   /* TMA's zero fill */
+                    }
+            for (unsigned b = 0; b < TMA_OUT_BOXES; b++) {
+                const int x0 = (int)(r0 + 32 * b);
+                const int threads = by_threads && tma_box_by_threads((int)rows, x0);
+                if (x0 >= (int)rows) continue;   /* the kernel stores nothing there */
+                for (unsigned j = 0; j < 32; j++)
+                    for (unsigned i = 0; i < 32; i++) {
+                        size_t orow = c0 + j, ocol = (size_t)x0 + i;
+                        if (orow < cols && ocol < (threads ? rows : tma_cols))
+                            got[orow * ld_out + ocol] = box[b][tma_out_elem_offset(j, i) / 4];
+                    }
+            }
+        }
+    size_t bad = transpose_check("tma store model", ref, got, rows, cols, ld_out);
+    free(in);
+    free(ref);
+    free(got);
+    return bad;
+}
+
+/* The element offsets the threads' edge store uses are the float4 layout the
+ * transpose writes; every odd shape comes out exact with the padding
+ * untouched; and without the threads' edge box the same model fails exactly
+ * where out's column count is not a multiple of 4. */
+static void tma_edge_box_leaves_padding_alone(void **state)
+{
+    (void)state;
+    for (unsigned j = 0; j < 32; j++)
+        for (unsigned i = 0; i < 32; i++)
+            assert_int_equal(tma_out_elem_offset(j, i), tma_out_offset(i / 4, j / 4, j % 4) + (i % 4) * 4);
+    assert_int_equal(tma_box_by_threads(1, 0), 1);
+    assert_int_equal(tma_box_by_threads(4, 0), 0);      /* 16 bytes: TMA clips exactly */
+    assert_int_equal(tma_box_by_threads(4097, 4096), 1);
+    assert_int_equal(tma_box_by_threads(4097, 4064), 0); /* ends before the last column */
+    assert_int_equal(tma_box_by_threads(33, 64), 0);     /* starts past it: not stored */
+    const size_t shapes[][2] = {{1, 1}, {33, 17}, {17, 33}, {515, 1031}, {1031, 515},
+                                {128, 96}, {130, 5}, {4097, 70}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        size_t rows = shapes[k][0], cols = shapes[k][1];
+        assert_int_equal(tma_store_model(rows, cols, 1), 0);
+        size_t planted = tma_store_model(rows, cols, 0);
+        if (rows % 4 == 0)
+            assert_int_equal(planted, 0);
+        else   /* each row of out gets its 1..3 padding floats written */
+            assert_int_equal(planted, cols * (4 - rows % 4));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +246,7 @@ int main(void)
         cmocka_unit_test(check_catches_each_fault),
         cmocka_unit_test(swizzle_permutes_chunks_within_a_row),
         cmocka_unit_test(tma_tile_transpose_and_banks),
+        cmocka_unit_test(tma_edge_box_leaves_padding_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
