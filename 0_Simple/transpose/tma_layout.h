@@ -82,4 +82,26 @@ TR_HD int tma_box_by_threads(int out_cols, int x0)
     return (out_cols & 3) != 0 && x0 < out_cols && x0 + TMA_BOX_COLS > out_cols;
 }
 
+/* Step 06 (kernels/06_pipelined.cuh): block `block` of `grid` takes its
+ * tiles blockIdx.x + k gridDim.x, k = 0, 1, ...; tile k uses input stage
+ * k % PIPE_STAGES, waits for that stage's mbarrier phase k / PIPE_STAGES
+ * (parity (k / PIPE_STAGES) & 1: a barrier completes once per use), and
+ * writes output buffer k % PIPE_OUT_BUFS. */
+#ifndef PIPE_STAGES
+#define PIPE_STAGES 4     /* input boxes in the ring */
+#endif
+#define PIPE_OUT_BUFS 2   /* output tiles: one being stored, one being written */
+/* The grid: as many blocks as the GPU holds at once (resident), but no
+ * fewer than 2 rounds of the ring per block, so that a small matrix
+ * (--quick) still walks the ring. */
+TR_HD int pipe_grid(int n_tiles, int resident)
+{
+    const int want = (n_tiles + 2 * PIPE_STAGES - 1) / (2 * PIPE_STAGES);
+    return want < resident ? want : resident;
+}
+TR_HD int pipe_tile(int block, int grid, int k) { return block + k * grid; }
+TR_HD int pipe_stage(int k) { return k % PIPE_STAGES; }
+TR_HD unsigned pipe_parity(int k) { return (unsigned)(k / PIPE_STAGES) & 1u; }
+TR_HD int pipe_out_buf(int k) { return k % PIPE_OUT_BUFS; }
+
 #endif /* TRANSPOSE_TMA_LAYOUT_H */

@@ -4,8 +4,9 @@
  * two global accesses is strided unless the block stages its tile in shared
  * memory; the staged tile's column reads then hit one bank 32 times over
  * unless its rows are padded; a thread per element leaves too few bytes in
- * flight; and on Hopper the TMA unit can move whole swizzled tiles in and
- * out by itself. Every step is checked bit for bit against a CPU transpose
+ * flight; on Hopper the TMA unit can move whole swizzled tiles in and out
+ * by itself; and blocks that stay resident keep several tiles' loads in
+ * flight while they transpose one. Every step is checked bit for bit against a CPU transpose
  * and timed against a device-to-device copy of the same bytes: a transpose
  * reads and writes each element once, as a copy does, so the copy is its
  * ceiling.
@@ -23,6 +24,7 @@
  *   padded_tile  03: the tile padded to 33 columns (no conflicts)
  *   wider        04: 4 elements per thread, 32 x 8 threads per tile
  *   tma          05: TMA loads and stores of swizzled tiles (sm_90)
+ *   pipelined    06: step 05 in blocks that stay resident, the next tiles' loads in flight
  *
  * Checked shapes: 1 x 1, 33 x 17, 17 x 33, 4097 x 3001 (not under --quick)
  * and the run's shape; every check is exact (the same 32 bits), and the
@@ -57,6 +59,7 @@
 #include "kernels/03_padded_tile.cuh"
 #include "kernels/04_wider.cuh"
 #include "kernels/05_tma.cuh"
+#include "kernels/06_pipelined.cuh"
 
 /* ---- launchers ----------------------------------------------------------
  * Every launch is one line `kernel<<<...>>>(...);`. */
@@ -67,6 +70,7 @@ typedef struct {
     int rows, cols;             /* in is rows x cols, out cols x rows */
     size_t ld_in, ld_out;       /* row strides in elements (multiples of 4) */
     CUtensorMap map_in, map_out; /* TMA: boxes of 32 x TMA_ROWS of in, 32 x 32 of out */
+    int resident_blocks;        /* step 06: blocks of transpose_pipelined the GPU holds at once */
 } tr_ctx;
 
 static unsigned tiles(int n, int tile) { return (unsigned)((n + tile - 1) / tile); }
@@ -119,6 +123,16 @@ static void run_tma(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
+static void run_pipelined(void *p, cudaStream_t s)
+{
+    const tr_ctx *x = (const tr_ctx *)p;
+    const int n_tiles = (int)(tiles(x->cols, TILE) * tiles(x->rows, TMA_ROWS));
+    const int grid = pipe_grid(n_tiles, x->resident_blocks);   /* tma_layout.h */
+    transpose_pipelined<<<grid, TMA_THREADS, PIPE_SMEM_BYTES, s>>>(x->map_in, x->map_out, x->out,
+                                                                   x->rows, x->cols, x->ld_out);
+    CHECK_LAUNCH();
+}
+
 /* ---- variant table ------------------------------------------------------
  * The single source of truth: names, order (the steps of the lesson),
  * --help, checks and timing. */
@@ -138,6 +152,7 @@ static const variant variants[] = {
     {"padded_tile", run_padded_tile, 0, 0, "03: the tile padded to 33 columns"},
     {"wider", run_wider, 0, 0, "04: 4 elements per thread, 32 x 8 threads"},
     {"tma", run_tma, 0, 1, "05: TMA tile loads and stores, 128-byte swizzle (sm_90)"},
+    {"pipelined", run_pipelined, 0, 1, "06: step 05 in resident blocks, 4 TMA loads in flight each (sm_90)"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -325,6 +340,19 @@ int main(int argc, char **argv)
         encode_tiled = (PFN_cuTensorMapEncodeTiled_v12000)fn;
         CUDA_CHECK(cudaFuncSetAttribute(transpose_tma, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         TMA_SMEM_BYTES));
+        CUDA_CHECK(cudaFuncSetAttribute(transpose_pipelined,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, PIPE_SMEM_BYTES));
+        int per_sm = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, transpose_pipelined,
+                                                                 TMA_THREADS, PIPE_SMEM_BYTES));
+        if (per_sm < 1) {
+            report_fail("pipelined: %d bytes of shared memory per block do not fit an SM",
+                        (int)PIPE_SMEM_BYTES);
+            return report_finish();
+        }
+        ctx.resident_blocks = per_sm * dev.sm_count;
+        report_note("pipelined: %d blocks of %d threads, %d per SM (%d bytes of shared memory each)",
+                    ctx.resident_blocks, TMA_THREADS, per_sm, (int)PIPE_SMEM_BYTES);
     } else {
         report_note("compute capability %d.%d, code compiled for compute_%d: no TMA, the variant "
                     "tma is skipped", dev.cc_major, dev.cc_minor, tma_attr.ptxVersion);

@@ -84,6 +84,18 @@ __device__ __forceinline__ void fence_proxy_async_smem()
 {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
+/* Close the group of TMA stores issued since the last commit (step 06). */
+__device__ __forceinline__ void tma_store_commit()
+{
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+/* Wait until all but the newest N committed groups of stores have read their
+ * shared memory (step 06: the buffer of two tiles ago is free again). */
+template <int N>
+__device__ __forceinline__ void tma_store_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
 __device__ __forceinline__ void tma_store_commit_and_wait_read()
 {
     asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");

@@ -3,7 +3,7 @@
  * transpose, the exact check (that it fails when it should), and step 05's
  * shared-memory layout (tma_layout.h): every element lands in its place,
  * and no quarter-warp has a bank conflict; and its output stage keeps the
- * padding columns unwritten at odd shapes. */
+ * padding columns unwritten at odd shapes; step 06's ring of stages. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -238,6 +238,62 @@ static void tma_edge_box_leaves_padding_alone(void **state)
     }
 }
 
+/* Step 06's bookkeeping walked on the CPU, block by block, with TMA loads
+ * that land at once: every tile is taken exactly once over the grid; when
+ * tile k waits on its stage, that stage's box holds tile k and its mbarrier
+ * has completed exactly phase k / PIPE_STAGES (so the parity the kernel
+ * waits for is that phase's, and no later refill has aliased it); and the
+ * output buffer tile k writes is not one that a still-pending group of TMA
+ * stores reads (after waiting for all but the newest PIPE_OUT_BUFS - 1). */
+static void pipelined_ring_bookkeeping(void **state)
+{
+    (void)state;
+    assert_int_equal(pipe_grid(65536, 264), 264);   /* 16384^2: every block the H200 holds */
+    assert_int_equal(pipe_grid(165, 264), 21);      /* --quick's 515 x 1031: 8 tiles a block */
+    assert_int_equal(pipe_grid(1, 264), 1);
+    const int grids[] = {1, 3, 264}, counts[] = {1, 2, 5, 17, 1000};
+    for (unsigned gi = 0; gi < 3; gi++)
+        for (unsigned ni = 0; ni < 5; ni++) {
+            const int n = counts[ni], grid = pipe_grid(n, grids[gi]);   /* as the launcher */
+            assert_true(grid >= 1 && grid <= grids[gi]);
+            int *visited = calloc((size_t)n, sizeof *visited);
+            for (int blk = 0; blk < grid; blk++) {
+                int box_tile[PIPE_STAGES], completed[PIPE_STAGES] = {0};
+                int pending[64], npending = 0;   /* output buffer of each committed store group */
+                for (int s = 0; s < PIPE_STAGES; s++) {
+                    int t = pipe_tile(blk, grid, s);
+                    if (t >= n) break;
+                    box_tile[s] = t;
+                    completed[s]++;
+                }
+                for (int k = 0;; k++) {
+                    int t = pipe_tile(blk, grid, k);
+                    if (t >= n) break;
+                    int s = pipe_stage(k);
+                    if (npending > PIPE_OUT_BUFS - 1) {   /* wait_group.read PIPE_OUT_BUFS - 1 */
+                        memmove(pending, pending + npending - (PIPE_OUT_BUFS - 1),
+                                (PIPE_OUT_BUFS - 1) * sizeof *pending);
+                        npending = PIPE_OUT_BUFS - 1;
+                    }
+                    for (int q = 0; q < npending; q++) assert_int_not_equal(pending[q], pipe_out_buf(k));
+                    assert_int_equal(completed[s], k / PIPE_STAGES + 1);
+                    assert_int_equal((unsigned)(completed[s] - 1) & 1u, pipe_parity(k));
+                    assert_int_equal(box_tile[s], t);
+                    visited[t]++;
+                    assert_true(npending < 64);
+                    pending[npending++] = pipe_out_buf(k);
+                    int tn = pipe_tile(blk, grid, k + PIPE_STAGES);
+                    if (tn < n) {
+                        box_tile[s] = tn;
+                        completed[s]++;
+                    }
+                }
+            }
+            for (int t = 0; t < n; t++) assert_int_equal(visited[t], 1);
+            free(visited);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +303,7 @@ int main(void)
         cmocka_unit_test(swizzle_permutes_chunks_within_a_row),
         cmocka_unit_test(tma_tile_transpose_and_banks),
         cmocka_unit_test(tma_edge_box_leaves_padding_alone),
+        cmocka_unit_test(pipelined_ring_bookkeeping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
