@@ -918,6 +918,54 @@ def fp8_stage():
     return s
 
 
+# ---- transpose: a tile's column in the banks, padded, swizzled --------------------
+
+def transpose_tile():
+    s = Svg(900, 452, "A transpose tile in shared memory: the column a warp reads, and its banks")
+    s.heading("Shared memory for a transpose: which banks a column of the tile falls in",
+              "A warp reads one column of the 32 x 32 tile. Bank = 4-byte word % 32; one bank serves one "
+              "word per pass. Rows 0..7 of 32 shown.")
+    W, H, x0 = 7, 16, 40
+    for panel, (title, sub, pad) in enumerate((
+            ("tile[32][32]", "column 0: all in bank 0 (32 passes)", 0),
+            ("tile[32][33]", "column 0: row x in bank x (1 pass)", 1))):
+        y0 = 112 + panel * 180
+        s.text(x0, y0 - 34, title, size=13, weight="bold", mono=True)
+        s.text(x0, y0 - 18, sub, size=12, fill=BAD_EDGE if pad == 0 else SHARED_EDGE)
+        for b in range(0, 32, 8):
+            s.text(x0 + b * W + W / 2, y0 - 4, str(b), size=9, anchor="middle", fill=MUTED)
+        for x in range(8):
+            for b in range(32):
+                hit = (x * (32 + pad)) % 32 == b
+                fill = (BAD if pad == 0 else SHARED) if hit else "#ffffff"
+                edge = (BAD_EDGE if pad == 0 else SHARED_EDGE) if hit else "#d1d5db"
+                s.rect(x0 + b * W, y0 + x * H, W, H, fill=fill, stroke=edge, sw=1.5 if hit else 0.6, rx=0)
+            s.text(x0 - 6, y0 + x * H + 12, str(x), size=9, anchor="end", fill=MUTED)
+    s.text(x0, 442, "banks 0..31 across, tile rows down", size=11, fill=MUTED)
+    # the swizzle
+    px, py, C = 380, 112, 52
+    s.text(px, py - 34, "TMA's 128-byte swizzle (step 05)", size=13, weight="bold")
+    s.text(px, py - 18, "chunk k of row r is stored at chunk position k ^ (r % 8)", size=12, fill=SHARED_EDGE)
+    for p in range(8):
+        s.text(px + p * C + C / 2, py - 4, "%d-%d" % (4 * p, 4 * p + 3), size=9, anchor="middle", fill=MUTED)
+    for r in range(8):
+        for p in range(8):
+            k = p ^ r
+            hit = k == 0
+            s.rect(px + p * C, py + r * 30, C, 30, fill=SHARED if hit else "#ffffff",
+                   stroke=SHARED_EDGE if hit else "#d1d5db", sw=1.5 if hit else 0.6, rx=0)
+            s.text(px + p * C + C / 2, py + r * 30 + 19, "k=%d" % k, size=10, anchor="middle",
+                   weight="bold" if hit else "normal", fill=SHARED_EDGE if hit else INK, mono=True)
+        s.text(px - 6, py + r * 30 + 19, "r=%d" % r, size=9, anchor="end", fill=MUTED)
+    s.text(px + 8 * C + 8, py + 12, "banks", size=9, fill=MUTED)
+    s.text(px, py + 272, "One row = 128 bytes = 8 chunks of 16 bytes (4 floats), 4 banks each. Chunk 0 of",
+           size=11, fill=MUTED)
+    s.text(px, py + 288, "rows 0..7 (green) is spread over all 32 banks: a column of chunks costs one pass",
+           size=11, fill=MUTED)
+    s.text(px, py + 304, "without padding, which TMA cannot leave: it writes a box densely.", size=11, fill=MUTED)
+    return s
+
+
 FIGURES = [
     ("thread_indexing.svg", thread_indexing),
     ("smem_tiling.svg", smem_tiling),
@@ -934,6 +982,7 @@ FIGURES = [
     ("peer_paths.svg", peer_paths),
     ("pdl_overlap.svg", pdl_overlap),
     ("fp8_stage.svg", fp8_stage),
+    ("transpose_tile.svg", transpose_tile),
 ]
 
 
