@@ -312,7 +312,7 @@ static const char *const where_name[3] = {"smem", "dsmem", "l2"};
  * Each measurement is checked first (the chase's end, the bandwidth sum). */
 static void run_probe(const device_info *dev, uint64_t seed, int quick, int reps)
 {
-    const unsigned steps = quick ? 256 : CL_CHASE_STEPS, warm = quick ? 16 : 1024;
+    const unsigned steps = quick ? 256 : CL_CHASE_STEPS;
     uint32_t *chain = (uint32_t *)malloc(CL_CHASE_GLOBAL_WORDS * sizeof(uint32_t));
     uint32_t *gchain = (uint32_t *)malloc(CL_CHASE_GLOBAL_WORDS * sizeof(uint32_t));
     if (!chain || !gchain) {
@@ -349,11 +349,11 @@ static void run_probe(const device_info *dev, uint64_t seed, int quick, int reps
         double cyc[16];
         int runs = quick ? 3 : 9, ok = 1;
         const uint32_t *ch = where == PROBE_GLOBAL ? gchain : chain;
-        const uint32_t expect = clusters_chase_end(ch, 0, (uint64_t)warm + steps);
+        const uint32_t expect = clusters_chase_end(ch, 0, steps);
         for (int r = 0; r < runs; r++) {
             CUDA_CHECK(cudaMemset(d_out, 0xFF, 2 * sizeof(unsigned long long)));
             CUDA_CHECK(cudaLaunchKernelEx(&c, probe_latency, (const unsigned *)d_chain,
-                                          (const unsigned *)d_gchain, where, warm, steps, d_out));
+                                          (const unsigned *)d_gchain, where, steps, d_out));
             unsigned long long h[2];
             CUDA_CHECK(cudaMemcpy(h, d_out, sizeof h, cudaMemcpyDeviceToHost));
             if (h[0] != expect) {
@@ -504,8 +504,10 @@ int main(int argc, char **argv)
             fill_input<<<1024, 256>>>(d_data, n, kind, o.seed);
             CHECK_LAUNCH();
             CUDA_CHECK(cudaMemcpy(h_data, d_data, bytes, cudaMemcpyDeviceToHost));
-            report_note("input=%s: n=%zu samples (%.1f MiB), L2 not flushed (the data is %s 4x L2)", input, n,
-                        bytes / 1048576.0, (double)bytes > 4.0 * dev.l2_bytes ? "over" : "under");
+            const int flush = (double)bytes <= 4.0 * dev.l2_bytes;
+            report_note("input=%s: n=%zu samples (%.1f MiB), L2 %s", input, n, bytes / 1048576.0,
+                        flush ? "flushed before each timed run (the data fits in 4x L2)"
+                              : "not flushed (the data is over 4x L2)");
 
             /* The CPU histogram of all n samples: the reference of the full-size
              * checks, and the cpu variant's time (the output's pages touched
@@ -558,7 +560,7 @@ int main(int argc, char **argv)
                 snprintf(range, sizeof range, "clusters/%s", var->name);
                 timing_cfg tc = timing_defaults(reps);
                 tc.nvtx_name = range;
-                tc.flush_l2 = (double)bytes <= 4.0 * dev.l2_bytes;
+                tc.flush_l2 = flush;
                 timing_stats t;
                 cl_ctx x = ctx;
                 time_gpu(var->run, &x, &tc, &t);

@@ -61,8 +61,9 @@ CL_HD unsigned cl_offset(unsigned b, unsigned slice) { return b % slice; }
 /* ---- the DSMEM probe ------------------------------------------------------
  * Latency: one thread follows a chain of CL_CHASE_WORDS indices (a random
  * single cycle) for CL_CHASE_STEPS loads, in its own block's shared memory,
- * in the other block's (DSMEM) or in global memory (L2: CL_CHASE_GLOBAL_WORDS,
- * 4 MiB, larger than L1, read past it with ld.global.cg).
+ * in the other block's (DSMEM), or a chain of CL_CHASE_GLOBAL_WORDS (4 MiB)
+ * in global memory; the walk is made twice and the second timed, so the
+ * global one finds its lines in L2 (ld.global.cg keeps them out of L1).
  * Bandwidth: every block of a full grid of 2-block clusters reads
  * CL_BW_WORDS 32-bit words (32 KiB) CL_BW_ROUNDS times with 16-byte loads:
  * its own shared memory, its partner's, or its own 32 KiB of global memory

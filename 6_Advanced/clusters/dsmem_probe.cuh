@@ -47,13 +47,15 @@ __device__ __forceinline__ unsigned ld_l2(const unsigned *p)
 
 /* Latency: grid of one cluster of 2 blocks of 32 threads. Both blocks copy
  * the chain (next[], CL_CHASE_WORDS indices) into their shared memory; then
- * thread 0 of block 0 follows it for `steps` loads, each address the value
- * of the load before (so no two overlap), timed with clock64 after `warm`
- * untimed steps. out[0] = the index it ended on (the host checks it against
- * clusters_chase_end), out[1] = the cycles of the timed steps. For
- * PROBE_GLOBAL it follows gchain[] (CL_CHASE_GLOBAL_WORDS) in global memory. */
-__global__ void probe_latency(const unsigned *chain, const unsigned *gchain, int where,
-                              unsigned warm, unsigned steps, unsigned long long *out)
+ * thread 0 of block 0 follows it from index 0 for `steps` loads, each
+ * address the value of the load before (so no two overlap), twice: the first
+ * walk untimed (it brings the global chain's lines into L2), the second
+ * timed with clock64 over the same path. out[0] = the index the timed walk
+ * ended on (the host checks it against clusters_chase_end), out[1] = its
+ * cycles. For PROBE_GLOBAL it follows gchain[] (CL_CHASE_GLOBAL_WORDS, in
+ * global memory) instead. */
+__global__ void probe_latency(const unsigned *chain, const unsigned *gchain, int where, unsigned steps,
+                              unsigned long long *out)
 {
     extern __shared__ unsigned chase[];
     cg::cluster_group cluster = cg::this_cluster();
@@ -62,14 +64,17 @@ __global__ void probe_latency(const unsigned *chain, const unsigned *gchain, int
     if (cluster.block_rank() == 0 && threadIdx.x == 0) {
         const unsigned base = where == PROBE_REMOTE ? cluster_addr(smem_addr(chase), 1) : smem_addr(chase);
         unsigned j = 0;
-        long long t0 = 0;
-        for (unsigned k = 0; k < warm + steps; k++) {
-            if (k == warm) t0 = clock64();
-            if (where == PROBE_GLOBAL) j = ld_l2(gchain + j);
-            else if (where == PROBE_REMOTE) j = ld_remote(base + 4 * j);
-            else j = ld_local(base + 4 * j);
+        long long t0 = 0, t1 = 0;
+        for (int walk = 0; walk < 2; walk++) {
+            j = 0;
+            t0 = clock64();
+            for (unsigned k = 0; k < steps; k++) {
+                if (where == PROBE_GLOBAL) j = ld_l2(gchain + j);
+                else if (where == PROBE_REMOTE) j = ld_remote(base + 4 * j);
+                else j = ld_local(base + 4 * j);
+            }
+            t1 = clock64();
         }
-        const long long t1 = clock64();
         out[0] = j;
         out[1] = (unsigned long long)(t1 - t0);
     }
