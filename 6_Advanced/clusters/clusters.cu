@@ -75,9 +75,10 @@ typedef struct {
     void *cub_temp;
     size_t cub_bytes;
     unsigned force_clusters; /* a checked launch's own number of clusters; 0 = the launcher's */
+    long long stall;         /* a checked launch's late zeroer (kernels/02): clock cycles; 0 = none */
 } cl_ctx;
 
-typedef void (*hist_kernel)(const uint16_t *, size_t, unsigned *);
+typedef void (*hist_kernel)(const uint16_t *, size_t, unsigned *, long long);
 
 static void run_global_atomics(void *p, cudaStream_t s)
 {
@@ -149,7 +150,7 @@ static void run_cluster(void *p, cudaStream_t s)
     CUDA_CHECK(cudaMemsetAsync(x->hist, 0, CL_BINS * sizeof(unsigned), s));
     cudaLaunchAttribute attr[1];
     cudaLaunchConfig_t c = cluster_config<CLUSTER, PASSES>(clusters, attr, s);
-    CUDA_CHECK(cudaLaunchKernelEx(&c, hist_cluster<CLUSTER, PASSES>, x->data, x->n, x->hist));
+    CUDA_CHECK(cudaLaunchKernelEx(&c, hist_cluster<CLUSTER, PASSES>, x->data, x->n, x->hist, x->stall));
 }
 
 /* The reference: HistogramEven over 65,537 levels 0, 1, ..., 65536 (one bin
@@ -191,14 +192,15 @@ static const variant variants[] = {
 
 #define QUICK_N (((size_t)1 << 18) + 3)
 
-static long long opt_n = 1LL << 28;
+static long long opt_n = 0;   /* 0: 2^28, or QUICK_N with --quick */
 static const char *opt_input = "all";
 static const char *opt_variant = "all";
 static char variant_choices[256];
 static char help_notes[1536];
 
 static const opt_spec sample_opts[] = {
-    OPT_INT_SPEC("n", "SAMPLES", "16-bit samples to count (2 bytes each)", &opt_n, 1, 1LL << 31),
+    OPT_INT_SPEC("n", "SAMPLES", "16-bit samples to count, 2 bytes each (0: 2^28, or 2^18+3 with --quick)",
+                 &opt_n, 0, 1LL << 31),
     OPT_STRING_SPEC("input", "KIND", "the samples: uniform, or log-uniform (skewed)", &opt_input,
                     "all|uniform|skewed"),
     OPT_STRING_SPEC("variant", "NAME", "check and time one variant (cub, the reference, always runs)",
@@ -222,7 +224,7 @@ static void build_help_from_table(void)
                               variants[v].what);
     snprintf(help_notes + h, sizeof help_notes - h,
              "  %-16s %s\n--quick checks n = 1, 7, 9, 1000, 4097, 65541 and 2^18+3 samples (each cluster "
-             "size also on a grid of one cluster).",
+             "size also on a grid of one cluster); with --n=N, the sizes up to N; the probe on one cluster.",
              "probe", "DSMEM latency and bandwidth next to shared memory and L2");
 }
 
@@ -234,21 +236,42 @@ static void build_help_from_table(void)
  * past the end, fails. */
 static size_t full_n;             /* the run's size, whose CPU histogram is full_ref */
 static const uint32_t *full_ref;
+static const char *cur_input;     /* the input being checked, for a FAIL record */
+#define CL_STALL_CYCLES 1000000LL /* about 0.5 ms at 1.98 GHz: one cluster counts 65,541 samples far sooner */
+
+/* Wait for a checked kernel. A kernel that faults (a block's shared memory
+ * used after the block exited, an address out of bounds) leaves the CUDA
+ * context unusable: nothing more can run, so this is the variant's FAIL
+ * record and the sample's FAIL, said here, and exit 1. */
+static void kernel_done_or_fail(const variant *v, const char *what)
+{
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) return;
+    fprintf(stderr, "clusters: %s: the kernel failed on the GPU: %s (%s); nothing more can run\n", what,
+            cudaGetErrorString(e), cudaGetErrorName(e));
+    result_rec r;
+    rec_begin(&r, v->name);
+    if (cur_input) rec_str(&r, "input", cur_input);
+    rec_str(&r, "status", "FAIL");
+    rec_emit(&r);
+    exit(report_finish());
+}
 
 static int check_once(const variant *v, cl_ctx *x, const uint16_t *h_data, uint32_t *h_ref,
                       uint32_t *h_out)
 {
+    char what[96];
+    snprintf(what, sizeof what, "%s(n=%zu%s) hist", v->name, x->n,
+             x->stall ? ", 1 cluster, warp 0 zeroing late" : x->force_clusters ? ", 1 cluster" : "");
     poison_guarded(x->hist, CL_BINS * sizeof(unsigned));
     v->run(x, 0);
-    CUDA_CHECK(cudaDeviceSynchronize());
+    kernel_done_or_fail(v, what);
     CUDA_CHECK(cudaMemcpy(h_out, x->hist, CL_BINS * sizeof(unsigned), cudaMemcpyDeviceToHost));
     if (x->n != full_n) {   /* a prefix: its own CPU histogram (the full one is computed once) */
         memset(h_ref, 0, CL_BINS * sizeof(uint32_t));
         clusters_cpu_hist(h_data, x->n, h_ref);
     }
     const uint32_t *ref = x->n == full_n ? full_ref : h_ref;
-    char what[96];
-    snprintf(what, sizeof what, "%s(n=%zu%s) hist", v->name, x->n, x->force_clusters ? ", 1 cluster" : "");
     size_t bad = check_exact_u32(what, h_out, ref, CL_BINS);
     bad += check_guard(what, x->hist, CL_BINS * sizeof(unsigned));
     return bad == 0;
@@ -256,7 +279,9 @@ static int check_once(const variant *v, cl_ctx *x, const uint16_t *h_data, uint3
 
 /* Sizes that are not multiples of 8 (the vector) or of a block's sweep,
  * then the full size; a cluster step also on a grid of one cluster, so
- * every thread loops and a wrong stride shows. */
+ * every thread loops and a wrong stride shows, with warp 0 of block 0
+ * zeroing its share of the slice CL_STALL_CYCLES late (kernels/02): the
+ * adds of everyone else come first, and only barrier 1 keeps them. */
 static int check_variant(const variant *v, const cl_ctx *ctx, const uint16_t *h_data, uint32_t *h_ref,
                          uint32_t *h_out)
 {
@@ -273,6 +298,7 @@ static int check_variant(const variant *v, const cl_ctx *ctx, const uint16_t *h_
     if (v->cluster) {
         x.n = ctx->n < 65541 ? ctx->n : 65541;
         x.force_clusters = 1;
+        x.stall = CL_STALL_CYCLES;
         ok &= check_once(v, &x, h_data, h_ref, h_out);
     }
     return ok;
@@ -393,7 +419,7 @@ static void run_probe(const device_info *dev, uint64_t seed, int quick, int reps
         c.numAttrs = 1;
         CUDA_CHECK(cudaOccupancyMaxActiveClusters(&nc, (const void *)probe_bandwidth, &c));
     }
-    if (nc < 1) nc = 1;
+    if (nc < 1 || quick) nc = 1;   /* --quick (the sanitizer runs): one cluster */
     const unsigned blocks = 2u * (unsigned)nc;
     unsigned *h_g = (unsigned *)malloc((size_t)blocks * CL_BW_WORDS * sizeof(unsigned));
     unsigned *d_g;
@@ -455,7 +481,8 @@ int main(int argc, char **argv)
     common_opts o;
     build_help_from_table();
     opts_parse_or_exit(&cfg, argc, argv, &o);
-    const size_t n = o.quick ? QUICK_N : (size_t)opt_n;
+    /* --quick with --n: the checks up to n only (a short run for racecheck). */
+    const size_t n = opt_n ? (size_t)opt_n : o.quick ? QUICK_N : (size_t)1 << 28;
     size_t bytes;
     char err[160];
     if (opts_checked_bytes("--n", (long long)n, sizeof(uint16_t), 1, 1ULL << 40, &bytes, err, sizeof err)) {
@@ -488,7 +515,7 @@ int main(int argc, char **argv)
         uint16_t *d_data;
         CUDA_CHECK(cudaMalloc(&d_data, bytes));
         unsigned *d_hist = (unsigned *)guarded_malloc(CL_BINS * sizeof(unsigned));
-        cl_ctx ctx = {d_data, n, d_hist, NULL, 0, 0};
+        cl_ctx ctx = {d_data, n, d_hist, NULL, 0, 0, 0};
         CUDA_CHECK(cub::DeviceHistogram::HistogramEven(NULL, ctx.cub_bytes, (const uint16_t *)NULL,
                                                        (unsigned *)NULL, (int)CL_BINS + 1, 0, (int)CL_BINS,
                                                        (long long)n));
@@ -501,6 +528,7 @@ int main(int argc, char **argv)
         for (int kind = 0; kind < CL_N_INPUTS; kind++) {
             const char *input = kind == CL_UNIFORM ? "uniform" : "skewed";
             if (strcmp(opt_input, "all") != 0 && strcmp(opt_input, input) != 0) continue;
+            cur_input = input;
             fill_input<<<1024, 256>>>(d_data, n, kind, o.seed);
             CHECK_LAUNCH();
             CUDA_CHECK(cudaMemcpy(h_data, d_data, bytes, cudaMemcpyDeviceToHost));

@@ -20,11 +20,18 @@
  *   2. after counting: a block merges its slice only once every block has
  *      finished adding into it, and no block exits (its shared memory going
  *      away) while a peer may still be adding into it.
- * A thread zeroes and merges the same words (the same b loop), so the next
- * pass's zeroing needs no extra barrier within the block. */
+ * A thread zeroes and merges the same words (the same q loop), so the next
+ * pass's zeroing needs no extra barrier within the block.
+ *
+ * stall (0 in every timed run): a check makes warp 0 of block rank 0 wait
+ * that many clock cycles before it zeroes its share of the slice. On the GPU
+ * the blocks of a cluster start together and zeroing is fast, so without
+ * barrier 1 an add would almost never beat the zeroing; with the stall, the
+ * other warps and blocks count long before warp 0 zeroes, and a missing
+ * barrier 1 loses their adds into those words: the check sees it. */
 template <int CLUSTER, int PASSES>
 __global__ void __launch_bounds__(CL_THREADS)
-hist_cluster(const uint16_t *data, size_t n, unsigned *hist)
+hist_cluster(const uint16_t *data, size_t n, unsigned *hist, long long stall)
 {
     extern __shared__ unsigned slice_bins[];   /* cl_slice(CLUSTER, PASSES) counters */
     constexpr unsigned SPAN = CL_BINS / PASSES;
@@ -33,9 +40,15 @@ hist_cluster(const uint16_t *data, size_t n, unsigned *hist)
     cg::cluster_group cluster = cg::this_cluster();
     const unsigned rank = cluster.block_rank();
 
+    if (stall && rank == 0 && threadIdx.x < 32) {   /* the checks' late zeroer (see above) */
+        const long long t0 = clock64();
+        while (clock64() - t0 < stall) { }
+    }
+
+    uint4 *slice4 = (uint4 *)slice_bins;   /* zeroed and merged 16 bytes (4 counters) at a time */
     for (unsigned pass = 0; pass < PASSES; pass++) {
         const unsigned base = pass * SPAN;
-        for (unsigned b = threadIdx.x; b < SLICE; b += blockDim.x) slice_bins[b] = 0;
+        for (unsigned q = threadIdx.x; q < SLICE / 4; q += blockDim.x) slice4[q] = make_uint4(0, 0, 0, 0);
         cluster.sync();   /* 1: every slice of the cluster is zero */
 
         for_each_sample(data, n, [&](unsigned v) {
@@ -47,9 +60,13 @@ hist_cluster(const uint16_t *data, size_t n, unsigned *hist)
         });
         cluster.sync();   /* 2: every add into my slice has landed; nobody leaves early */
 
-        for (unsigned b = threadIdx.x; b < SLICE; b += blockDim.x) {
-            const unsigned c = slice_bins[b];
-            if (c) atomicAdd(&hist[base + rank * SLICE + b], c);
+        for (unsigned q = threadIdx.x; q < SLICE / 4; q += blockDim.x) {
+            const uint4 c = slice4[q];
+            unsigned *out = &hist[base + rank * SLICE + 4 * q];
+            if (c.x) atomicAdd(out + 0, c.x);
+            if (c.y) atomicAdd(out + 1, c.y);
+            if (c.z) atomicAdd(out + 2, c.z);
+            if (c.w) atomicAdd(out + 3, c.w);
         }
     }
 }

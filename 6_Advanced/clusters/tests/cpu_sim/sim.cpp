@@ -15,6 +15,7 @@
 // memory model (compute-sanitizer on the GPU remains the authority on
 // races), not the DSMEM probe (its inline PTX has no CPU meaning).
 #include <barrier>
+#include <chrono>
 #include <thread>
 #include <vector>
 #include <cstdio>
@@ -40,6 +41,13 @@ dim3 blockDim, gridDim;
 #define __launch_bounds__(...)
 static inline unsigned atomicAdd(unsigned *p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 static inline uint4 __ldg(const uint4 *p) { return *p; }
+static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
+/* The stall's clock: nanoseconds here, SM cycles on the GPU. */
+static inline long long clock64()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 /* The cluster being run: its size, each block's shared memory, the barrier. */
 static unsigned g_cluster = 1;
@@ -70,12 +78,13 @@ static inline cluster_group this_cluster() { return cluster_group(); }
 
 #include "kernels.inc"
 
-typedef void (*hist_fn)(const uint16_t *, size_t, unsigned *);
+/* Every kernel as (data, n, hist, stall); step 01 has no stall. */
+typedef void (*hist_fn)(const uint16_t *, size_t, unsigned *, long long);
 
 /* Run kernel k as `clusters` clusters of `cluster` blocks of `block` threads,
  * one cluster after another, `words` counters of shared memory per block. */
 static void launch(hist_fn k, unsigned clusters, unsigned cluster, unsigned block, size_t words,
-                   const uint16_t *d, size_t n, unsigned *hist)
+                   const uint16_t *d, size_t n, unsigned *hist, long long stall)
 {
     gridDim = dim3(clusters * cluster);
     blockDim = dim3(block);
@@ -93,7 +102,7 @@ static void launch(hist_fn k, unsigned clusters, unsigned cluster, unsigned bloc
                     threadIdx = dim3(t);
                     blockIdx = dim3(c * cluster + r);
                     t_rank = r;
-                    k(d, n, hist);
+                    k(d, n, hist, stall);
                 });
         for (auto &x : th) x.join();
     }
@@ -105,7 +114,7 @@ struct sim_variant {
     unsigned cluster, passes;   /* cluster 0: step 01, one thread per sample, no clusters */
 };
 static const sim_variant variants[] = {
-    {"global_atomics", hist_global_atomics, 0, 1},
+    {"global_atomics", [](const uint16_t *d, size_t n, unsigned *h, long long) { hist_global_atomics(d, n, h); }, 0, 1},
     {"cluster1_2pass", hist_cluster<1, 2>, 1, 2},
     {"cluster2", hist_cluster2, 2, 1},
     {"cluster4", hist_cluster4, 4, 1},
@@ -118,23 +127,25 @@ static const unsigned SIM_GUARD = 0x5A5A5A5Au;
 static char g_first_failure[256];
 
 /* One launch on the first n samples, compared with the CPU, guard words after the bins. */
-static int run_one(const sim_variant &v, const uint16_t *d, size_t n, unsigned clusters, unsigned block)
+static int run_one(const sim_variant &v, const uint16_t *d, size_t n, unsigned clusters, unsigned block,
+                   long long stall = 0)
 {
     static unsigned hist[CL_BINS + SIM_GUARD_WORDS], ref[CL_BINS];
     for (unsigned b = 0; b < CL_BINS + SIM_GUARD_WORDS; b++) hist[b] = b < CL_BINS ? 0 : SIM_GUARD;
     memset(ref, 0, sizeof ref);
     clusters_cpu_hist(d, n, ref);
     if (v.cluster == 0) {
-        launch(v.k, (unsigned)((n + block - 1) / block), 1, block, 0, d, n, hist);
+        launch(v.k, (unsigned)((n + block - 1) / block), 1, block, 0, d, n, hist, 0);
     } else {
-        launch(v.k, clusters, v.cluster, block, cl_slice(v.cluster, v.passes), d, n, hist);
+        launch(v.k, clusters, v.cluster, block, cl_slice(v.cluster, v.passes), d, n, hist, stall);
     }
     for (unsigned b = 0; b < CL_BINS + SIM_GUARD_WORDS; b++) {
         const unsigned want = b < CL_BINS ? ref[b] : SIM_GUARD;
         if (hist[b] != want) {
             snprintf(g_first_failure, sizeof g_first_failure,
-                     "%s n=%zu grid=%u clusters of %u x %u threads: bin %u is %u, want %u%s", v.name, n,
-                     v.cluster ? clusters : (unsigned)((n + block - 1) / block), v.cluster ? v.cluster : 1, block, b, hist[b], want, b >= CL_BINS ? " (guard word)" : "");
+                     "%s n=%zu grid=%u clusters of %u x %u threads%s: bin %u is %u, want %u%s", v.name, n,
+                     v.cluster ? clusters : (unsigned)((n + block - 1) / block), v.cluster ? v.cluster : 1, block,
+                     stall ? ", warp 0 zeroing late" : "", b, hist[b], want, b >= CL_BINS ? " (guard word)" : "");
             printf("  FAIL %s\n", g_first_failure);
             return 0;
         }
@@ -177,6 +188,9 @@ int main(int argc, char **argv)
                 /* three clusters: the grid stride spans clusters */
                 if (ok && v.cluster) ok &= run_one(v, data[kind], sizes[s], 3, 32);
             }
+        /* as the sample's check: warp 0 of block 0 zeroes 20 ms late */
+        for (int kind = 0; kind < CL_N_INPUTS && ok && v.cluster; kind++)
+            ok &= run_one(v, data[kind], max_n, 1, 64, 20000000);
         printf("%s: %s\n", v.name, ok ? "pass" : "FAIL");
         if (!ok) {
             failed = 1;
