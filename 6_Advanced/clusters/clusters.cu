@@ -27,6 +27,8 @@
  *   04 cluster4        4 blocks of 64 KiB
  *   05 cluster8        8 blocks of 32 KiB (the largest portable size)
  *   06 cluster16       16 blocks of 16 KiB (non-portable; only where it fits)
+ *   07 cluster2_red    step 03 with each add a red.shared::cluster on a mapa
+ *                      address instead of an atomicAdd through a generic pointer
  *   probe              DSMEM latency (pointer chase, clock64) and bandwidth, next to
  *                      shared memory and L2 (dsmem_probe.cuh)
  *
@@ -64,6 +66,7 @@
 #include "kernels/04_cluster4.cuh"
 #include "kernels/05_cluster8.cuh"
 #include "kernels/06_cluster16.cuh"
+#include "kernels/07_cluster2_red.cuh"
 #include "dsmem_probe.cuh"   /* not a step: the measurement beside them */
 
 /* ---- launchers ----------------------------------------------------------- */
@@ -109,15 +112,24 @@ static cudaLaunchConfig_t cluster_config(unsigned clusters, cudaLaunchAttribute 
     return c;
 }
 
+/* The kernel of a cluster step: hist_cluster (steps 02 to 06), or with
+ * RED = 1 hist_cluster_red (step 07, one pass). */
+template <int CLUSTER, int PASSES, int RED>
+static hist_kernel cluster_kernel(void)
+{
+    if constexpr (RED) return hist_cluster_red<CLUSTER>;
+    else return hist_cluster<CLUSTER, PASSES>;
+}
+
 /* How many clusters of this step fit on the GPU at once (0: none; a size 16
  * cluster may not fit). Sets the kernel's attributes first: the dynamic
  * shared memory above 48 KiB, and the non-portable size for 16. Asked once. */
-template <int CLUSTER, int PASSES>
+template <int CLUSTER, int PASSES, int RED = 0>
 static int resident_clusters(void)
 {
     static int cached = -1;
     if (cached >= 0) return cached;
-    hist_kernel k = hist_cluster<CLUSTER, PASSES>;
+    hist_kernel k = cluster_kernel<CLUSTER, PASSES, RED>();
     CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)(cl_slice(CLUSTER, PASSES) * sizeof(unsigned))));
     if (CLUSTER > 8) CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
@@ -137,11 +149,11 @@ static int resident_clusters(void)
 /* Steps 02 to 06: as many clusters as fit at once (each block loops over its
  * share of the input), fewer when n is small (one 16-byte vector per thread
  * at least). The output is zeroed first: the blocks add into it. */
-template <int CLUSTER, int PASSES>
+template <int CLUSTER, int PASSES, int RED = 0>
 static void run_cluster(void *p, cudaStream_t s)
 {
     const cl_ctx *x = (const cl_ctx *)p;
-    const unsigned fit = (unsigned)resident_clusters<CLUSTER, PASSES>();
+    const unsigned fit = (unsigned)resident_clusters<CLUSTER, PASSES, RED>();
     const size_t per_cluster = (size_t)CLUSTER * CL_THREADS * 8;   /* samples in one sweep of one cluster */
     size_t want = (x->n + per_cluster - 1) / per_cluster;
     if (want > fit) want = fit;
@@ -150,7 +162,7 @@ static void run_cluster(void *p, cudaStream_t s)
     CUDA_CHECK(cudaMemsetAsync(x->hist, 0, CL_BINS * sizeof(unsigned), s));
     cudaLaunchAttribute attr[1];
     cudaLaunchConfig_t c = cluster_config<CLUSTER, PASSES>(clusters, attr, s);
-    CUDA_CHECK(cudaLaunchKernelEx(&c, hist_cluster<CLUSTER, PASSES>, x->data, x->n, x->hist, x->stall));
+    CUDA_CHECK(cudaLaunchKernelEx(&c, cluster_kernel<CLUSTER, PASSES, RED>(), x->data, x->n, x->hist, x->stall));
 }
 
 /* The reference: HistogramEven over 65,537 levels 0, 1, ..., 65536 (one bin
@@ -185,6 +197,8 @@ static const variant variants[] = {
     {"cluster8", run_cluster<8, 1>, 0, 8, resident_clusters<8, 1>, "05: cluster of 8, 32 KiB each"},
     {"cluster16", run_cluster<16, 1>, 0, 16, resident_clusters<16, 1>,
      "06: cluster of 16 (non-portable), 16 KiB each"},
+    {"cluster2_red", run_cluster<2, 1, 1>, 0, 2, resident_clusters<2, 1, 1>,
+     "07: cluster of 2, the adds as red.shared::cluster on a mapa address"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 

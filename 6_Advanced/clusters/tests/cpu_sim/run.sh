@@ -6,7 +6,7 @@
 #                   one); give a copy with a planted bug to see whether the
 #                   checks catch it (tests/cpu_sim/mutants_sim.sh does).
 # The kernels are the sample's own files, kernels/00_common.cuh to
-# kernels/06_*.cuh, in the order clusters.cu includes them (the DSMEM probe,
+# kernels/07_*.cuh, in the order clusters.cu includes them (the DSMEM probe,
 # dsmem_probe.cuh, is inline PTX and is not simulated), copied with their dynamic shared
 # memory pointed at the simulated block's. Under a minute on two cores.
 # Exit 0 and "SIM PASS" last when every kernel matched the CPU, 1 when one

@@ -1,4 +1,4 @@
-// sim.cpp: runs the clusters sample's histogram kernels (steps 01 to 06) on
+// sim.cpp: runs the clusters sample's histogram kernels (steps 01 to 07) on
 // the CPU, without a GPU: one std::thread per CUDA thread, one cluster at a
 // time (all its blocks at once, as the hardware runs them), cluster.sync()
 // as a std::barrier over every thread of the cluster, map_shared_rank as the
@@ -13,7 +13,8 @@
 // barriers (a missing cluster.sync() makes results wrong here too, most of
 // the time: the threads really run at once). Not timing, not the GPU's
 // memory model (compute-sanitizer on the GPU remains the authority on
-// races), not the DSMEM probe (its inline PTX has no CPU meaning).
+// races), not the DSMEM probe (its inline PTX has no CPU meaning), not step
+// 07's two PTX lines (mapa, red.shared::cluster: step 03's add stands in).
 #include <barrier>
 #include <chrono>
 #include <thread>
@@ -75,6 +76,12 @@ struct cluster_group {
 };
 static inline cluster_group this_cluster() { return cluster_group(); }
 }  // namespace cooperative_groups
+/* Step 07's add is PTX (mapa, red.shared::cluster); here it is step 03's. */
+#define CL_RED_ADD_ONE_DEFINED
+static inline void cl_red_add_one(unsigned *local, unsigned rank)
+{
+    atomicAdd(cooperative_groups::this_cluster().map_shared_rank(local, rank), 1u);
+}
 
 #include "kernels.inc"
 
@@ -120,6 +127,7 @@ static const sim_variant variants[] = {
     {"cluster4", hist_cluster4, 4, 1},
     {"cluster8", hist_cluster8, 8, 1},
     {"cluster16", hist_cluster16, 16, 1},
+    {"cluster2_red", hist_cluster2_red, 2, 1},   /* its PTX add replaced by step 03's */
 };
 
 #define SIM_GUARD_WORDS 8
