@@ -146,7 +146,7 @@ static int resident_clusters(void)
     return nc;
 }
 
-/* Steps 02 to 06: as many clusters as fit at once (each block loops over its
+/* Steps 02 to 07: as many clusters as fit at once (each block loops over its
  * share of the input), fewer when n is small (one 16-byte vector per thread
  * at least). The output is zeroed first: the blocks add into it. */
 template <int CLUSTER, int PASSES, int RED = 0>
