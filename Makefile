@@ -50,6 +50,8 @@
 #   sh 6_Advanced/tensorCoreGemm/tests/cpu_sim/run.sh   not the kernels (they need
 #                       the tensor cores): the layout functions its exercises
 #                       change (swizzle, tile order, wgmma descriptor)
+#   sh 6_Advanced/clusters/tests/cpu_sim/run.sh     every cluster histogram step (01 to 06),
+#                       the clusters' blocks as threads at once, both inputs (under a minute)
 #   sh 6_Advanced/threadFenceReduction/tests/cpu_sim/run.sh   single_pass, _u8 and
 #                       multi_pass, blocks in a shuffled order, launches back to back
 #                       on one counter (under a minute); --exercise=FILE checks an exercise

@@ -966,6 +966,49 @@ def transpose_tile():
     return s
 
 
+# ---- clusters: 65,536 bins split over the shared memory of a cluster ----------------------
+
+def cluster_histogram():
+    s = Svg(800, 440, "A 65,536-bin histogram in the distributed shared memory of a cluster of 4 blocks")
+    s.heading("A cluster of 4 blocks holds 65,536 bins: a quarter in each block's shared memory",
+              "256 KiB of counters do not fit one block (227 KiB at most); 64 KiB per block do.")
+    s.rect(20, 70, 760, 250, fill="#ffffff", stroke=MUTED, dash="4 3", rx=8)
+    s.text(32, 88, "one cluster: 4 blocks running at once on the SMs of one GPC", size=12, weight="bold")
+    bw = 172
+    for r in range(4):
+        x = 36 + r * (bw + 14)
+        s.rect(x, 100, bw, 206, fill="#ffffff", stroke=INK, rx=6)
+        s.text(x + 10, 118, "block rank %d" % r, size=12, weight="bold")
+        s.rect(x + 10, 128, bw - 20, 64, fill=SHARED, stroke=SHARED_EDGE, rx=4)
+        s.text(x + 16, 146, "slice_bins[16384]", size=11, mono=True, fill=SHARED_EDGE)
+        s.text(x + 16, 164, "bins %d..%d" % (r * 16384, r * 16384 + 16383), size=11, mono=True)
+        s.text(x + 16, 182, "shared memory, 64 KiB", size=10, fill=MUTED)
+    # a thread of block 0 counts the sample 40000: bin 40000 lives in block 2
+    tx = 36 + 20
+    s.rect(tx, 222, 130, 24, fill=THREAD, stroke=THREAD_EDGE, rx=3)
+    s.text(tx + 6, 238, "sample v = 40000", size=11, mono=True)
+    s.text(tx, 262, "owner = v / 16384 = 2", size=10.5, mono=True)
+    s.text(tx, 278, "off = v % 16384 = 7232", size=10.5, mono=True)
+    s.text(tx, 296, "map_shared_rank(.., 2)", size=10.5, mono=True, fill=THREAD_EDGE)
+    x2 = 36 + 2 * (bw + 14)
+    s.line(tx + 130, 234, x2 + 60, 194, stroke=THREAD_EDGE, sw=1.6, arrow=True)
+    s.text(x2 + 66, 212, "atomicAdd(+1), over DSMEM", size=10.5, fill=THREAD_EDGE)
+    s.text(36 + 3 * (bw + 14) + 10, 240, "a sample whose bin is", size=10.5, fill=MUTED)
+    s.text(36 + 3 * (bw + 14) + 10, 256, "in its own block's slice:", size=10.5, fill=MUTED)
+    s.text(36 + 3 * (bw + 14) + 10, 272, "a local add (1 in 4)", size=10.5, fill=MUTED)
+    s.rect(20, 336, 760, 44, fill=GLOBAL, stroke=GLOBAL_EDGE, rx=4)
+    s.text(32, 354, "hist[65536]: global memory", size=11, fill=GLOBAL_EDGE)
+    s.text(32, 372, "block r adds slice_bins[b] into hist[r * 16384 + b]: one atomic per non-zero bin per block",
+           size=11, mono=False)
+    for r in range(4):
+        x = 36 + r * (bw + 14) + bw / 2
+        s.line(x, 306, x, 334, stroke=GLOBAL_EDGE, arrow=True)
+    s.text(20, 404, "cluster.sync() after zeroing: no add lands in a slice before it is zero.", size=12)
+    s.text(20, 424, "cluster.sync() after counting: merge only when no peer still adds; no block exits early.",
+           size=12, fill=BAD_EDGE)
+    return s
+
+
 FIGURES = [
     ("thread_indexing.svg", thread_indexing),
     ("smem_tiling.svg", smem_tiling),
@@ -983,6 +1026,7 @@ FIGURES = [
     ("pdl_overlap.svg", pdl_overlap),
     ("fp8_stage.svg", fp8_stage),
     ("transpose_tile.svg", transpose_tile),
+    ("cluster_histogram.svg", cluster_histogram),
 ]
 
 

@@ -1,0 +1,12 @@
+/* Step 05: cluster8. The one change from the step before: a cluster of 8
+ * blocks instead of 4: 32 KiB per block, the largest portable cluster size;
+ * seven adds in eight are remote.
+ * The kernel is step 02's, hist_cluster, with CLUSTER = 8 and PASSES = 1;
+ * only the launch's cluster dimension (cudaLaunchAttributeClusterDimension)
+ * and the dynamic shared memory per block change with it.
+ *
+ * Why it could help: as step 04; and a cluster of 8 must find 8 free block
+ * slots on one GPC at once.
+ *
+ * Measured: (measured on the H200: see results). */
+constexpr auto hist_cluster8 = hist_cluster<8, 1>;

@@ -1,0 +1,14 @@
+/* Step 06: cluster16. The one change from the step before: a cluster of 16
+ * blocks instead of 8: 16 KiB per block. 16 is non-portable: the launcher
+ * sets cudaFuncAttributeNonPortableClusterSizeAllowed, and runs the step only
+ * where cudaOccupancyMaxActiveClusters says a cluster of 16 fits (a note says
+ * when it does not).
+ * The kernel is step 02's, hist_cluster, with CLUSTER = 16 and PASSES = 1;
+ * only the launch's cluster dimension (cudaLaunchAttributeClusterDimension)
+ * and the dynamic shared memory per block change with it.
+ *
+ * Why it could help: as step 05, with the same trade-off pushed further:
+ * fifteen adds in sixteen are remote.
+ *
+ * Measured: (measured on the H200: see results). */
+constexpr auto hist_cluster16 = hist_cluster<16, 1>;
