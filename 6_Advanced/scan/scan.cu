@@ -25,6 +25,7 @@
  *   reduce_then_scan     03: pass 1 only sums the tiles; pass 3 scans them from their offsets
  *   warp_shuffle_tiles   04: 16 per thread, 16-byte loads, a warp-shuffle block scan
  *   decoupled_lookback   05: one pass: tiles publish aggregate / prefix, look back with a warp
+ *   lookback_transposed  06: step 05 with coalesced loads and stores through shared memory
  * Every variant runs inclusive and exclusive (RESULT key kind=).
  *
  * Types: --type=int (default; exact) or float (a tolerance that grows with
@@ -59,6 +60,7 @@
 #include "kernels/03_reduce_then_scan.cuh"
 #include "kernels/04_warp_shuffle_tiles.cuh"
 #include "kernels/05_decoupled_lookback.cuh"
+#include "kernels/06_lookback_transposed.cuh"
 
 /* The inputs, element i a function of (seed, i) alone (scan_cpu.h). */
 template <typename T> __device__ T input_value(unsigned long long seed, size_t i);
@@ -98,7 +100,7 @@ static void sums_fit(const scan_ctx *x, size_t tiles)
 
 static size_t tiles_of(size_t n, size_t tile) { return (n + tile - 1) / tile; }
 
-enum { S_HILLIS_STEELE = 1, S_BLELLOCH, S_REDUCE_THEN_SCAN, S_WARP_SHUFFLE_TILES, S_LOOKBACK };
+enum { S_HILLIS_STEELE = 1, S_BLELLOCH, S_REDUCE_THEN_SCAN, S_WARP_SHUFFLE_TILES, S_LOOKBACK, S_LOOKBACK_TRANSPOSED };
 
 template <int STEP, typename T, bool EXCL>
 static void run_step(void *p, cudaStream_t s)
@@ -153,7 +155,11 @@ static void run_step(void *p, cudaStream_t s)
             exit(1);
         }
         CUDA_CHECK(cudaMemsetAsync(x->status, 0, (tiles + 1) * sizeof(unsigned long long), s));
-        decoupled_lookback<T, EXCL><<<(unsigned)tiles, WS_BLOCK, 0, s>>>(in, out, n, x->status, (unsigned *)(x->status + tiles));
+        unsigned *counter = (unsigned *)(x->status + tiles);
+        if (STEP == S_LOOKBACK)
+            decoupled_lookback<T, EXCL><<<(unsigned)tiles, WS_BLOCK, 0, s>>>(in, out, n, x->status, counter);
+        else
+            lookback_transposed<T, EXCL><<<(unsigned)tiles, WS_BLOCK, 0, s>>>(in, out, n, x->status, counter);
         CHECK_LAUNCH();
     }
 }
@@ -210,6 +216,7 @@ static const variant variants[] = {
     {"reduce_then_scan", BY_TYPE_KIND(run_step, S_REDUCE_THEN_SCAN), 0, "03: reduce, scan the sums, scan from offsets"},
     {"warp_shuffle_tiles", BY_TYPE_KIND(run_step, S_WARP_SHUFFLE_TILES), 0, "04: 16 per thread, 16-byte loads, shuffle block scan"},
     {"decoupled_lookback", BY_TYPE_KIND(run_step, S_LOOKBACK), 0, "05: single pass, decoupled look-back"},
+    {"lookback_transposed", BY_TYPE_KIND(run_step, S_LOOKBACK_TRANSPOSED), 0, "06: step 05, coalesced through shared memory"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 static const char *const kind_names[2] = {"inclusive", "exclusive"};

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh [--src=FILE.cu] [--quick] [VARIANT...]: the scan's kernels run on the
+# run.sh [--src=FILE.cu | --sample=DIR] [--quick] [VARIANT...]: the scan's kernels run on the
 # CPU (sim.cpp, with the reduction's cuda_sim.h: a thread per CUDA thread,
 # barriers and warp operations), through the sample's own launchers and
 # variant table, checked as the sample checks them: every variant (or those
@@ -10,6 +10,7 @@
 # barriers, never its waiting or its memory ordering (the GPU does).
 #   --src=FILE.cu    simulate another copy of scan.cu (a planted bug); its
 #                    kernels/ and scan_cpu.c beside it, ../../common from it
+#   --sample=DIR     the same for DIR/scan.cu (tests/support/mutants_sim.sh)
 #   --quick          int32 only, n = 1, 1000 and 12289
 # Exit 0 and "SIM PASS: ..." when every run matched; 1 and "SIM FAIL: ..."
 # (the variant, type, kind, size, schedule and the first mismatch); 2 when
@@ -21,6 +22,7 @@ args=
 for a in "$@"; do
     case $a in
         --src=*) src=${a#--src=} ;;
+        --sample=*) src=${a#--sample=}/scan.cu ;;
         --quick|[a-z]*) args="$args $a" ;;
         *) echo "run.sh: unknown argument '$a' (--src=FILE.cu, --quick, variant names)" >&2; exit 2 ;;
     esac
