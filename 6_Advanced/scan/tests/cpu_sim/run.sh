@@ -10,6 +10,7 @@
 # barriers, never its waiting or its memory ordering (the GPU does).
 #   --src=FILE.cu    simulate another copy of scan.cu (a planted bug); its
 #                    kernels/ and scan_cpu.c beside it, ../../common from it
+#                    (this tree's common/ when the copy has none)
 #   --sample=DIR     the same for DIR/scan.cu (tests/support/mutants_sim.sh)
 #   --quick          int32 only, n = 1, 1000 and 12289
 # Exit 0 and "SIM PASS: ..." when every run matched; 1 and "SIM FAIL: ..."
@@ -29,7 +30,8 @@ for a in "$@"; do
 done
 [ -f "$src" ] || { echo "run.sh: no such file: $src" >&2; exit 2; }
 srcdir=$(cd "$(dirname "$src")" && pwd)
-common=$(cd "$srcdir/../../common" && pwd) || exit 2
+# the common layer beside the copy, else this tree's (a copy of the folder alone)
+common=$(cd "$srcdir/../../common" 2>/dev/null && pwd) || common=$(cd "$here/../../../../common" && pwd) || exit 2
 simh=$(cd "$here/../../../../0_Simple/reduction/tests/cpu_sim" && pwd) || exit 2
 work=$(mktemp -d "${TMPDIR:-/tmp}/scan_cpu_sim.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT

@@ -44,7 +44,7 @@ typedef void (*timed_fn)(void *ctx, cudaStream_t stream);  // common/timing.h's
 #include "scan_part.inc"  // the kernels, launchers and variant table of scan.cu
 
 static const uint64_t SEED = 2026;  // the sample's default --seed
-static const size_t GUARD = 64;     // poisoned elements after each buffer
+static const size_t GUARD = 4096;   // poisoned elements after each buffer: a tile of steps 04-06
 
 struct buffer {
     unsigned char *p = nullptr;
