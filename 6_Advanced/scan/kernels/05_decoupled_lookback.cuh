@@ -9,9 +9,10 @@
  * first warp looks back at the 32 tiles before it, one lane per tile: it
  * waits while any of them has published nothing (INVALID); adds up the
  * aggregates back to the nearest PREFIX and stops there; with no PREFIX in
- * the window it adds all 32 aggregates and looks at the 32 before. Tiles
- * rarely wait long: a predecessor publishes its AGGREGATE without waiting
- * for anyone.
+ * the window it adds all 32 aggregates and looks at the 32 before. It
+ * never waits for a PREFIX, only for an AGGREGATE, which a tile publishes
+ * as soon as its own block scan is done, without waiting for anyone: so no
+ * tile waits for a chain of others.
  *
  * Memory ordering. The flag and the value share one 64-bit word (flag in
  * the high half, the value's 32 bits in the low half), written by one

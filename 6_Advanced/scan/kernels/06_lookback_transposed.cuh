@@ -1,8 +1,9 @@
 /* Step 06: lookback_transposed. Step 05's kernel, with its loads and stores
  * made coalesced. In step 05 each thread loads its own 16 consecutive
  * elements: a warp's 16-byte load touches 32 pieces 64 bytes apart, half of
- * every 32-byte sector it fetches, so each sector is requested twice (L1
- * usually catches the second), and each store sends half sectors to L2.
+ * every 32-byte sector it fetches, so each sector is requested twice (the
+ * second time from L1 if it still holds it), and each store sends half
+ * sectors to L2.
  * Here a warp loads its 512 elements warp-striped (lane l takes the 16-byte
  * vectors l, l + 32, l + 64, l + 96: every instruction reads 512 contiguous
  * bytes), writes them to shared memory, and each lane reads back its 16
