@@ -50,6 +50,8 @@
 #   sh 6_Advanced/tensorCoreGemm/tests/cpu_sim/run.sh   not the kernels (they need
 #                       the tensor cores): the layout functions its exercises
 #                       change (swizzle, tile order, wgmma descriptor)
+#   sh 6_Advanced/scan/tests/cpu_sim/run.sh   every scan step, both kinds,
+#                       int32 and float32, three thread orders (minutes)
 #   sh 6_Advanced/threadFenceReduction/tests/cpu_sim/run.sh   single_pass, _u8 and
 #                       multi_pass, blocks in a shuffled order, launches back to back
 #                       on one counter (under a minute); --exercise=FILE checks an exercise
