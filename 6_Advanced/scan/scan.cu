@@ -12,7 +12,7 @@
  * Build:  make -C 6_Advanced/scan            (or `make scan` at the top)
  * Run:    bin/scan                           2^28 int32, every variant, both kinds
  *         bin/scan --type=float              float32, checked with a tolerance
- *         bin/scan --n=2^31+1 --reps=5       64-bit indexing (8.6 GB in, 8.6 GB out)
+ *         bin/scan --n=2^31+1 --variant=lookback_small_blocks --reps=3   64-bit indexing (8.6 GB in, out)
  *         bin/scan --variant=decoupled_lookback
  *         bin/scan --quick                   small sizes, for compute-sanitizer
  * Variants (the table below drives checks, timing and --help), in teaching
@@ -26,6 +26,9 @@
  *   warp_shuffle_tiles   04: 16 per thread, 16-byte loads, a warp-shuffle block scan
  *   decoupled_lookback   05: one pass: tiles publish aggregate / prefix, look back with a warp
  *   lookback_transposed  06: step 05 with coalesced loads and stores through shared memory
+ *   lookback_in_order    07: step 06 with tiles numbered by blockIdx.x, as CUB does: no atomic
+ *   lookback_patient     08: step 07 with CUB's waits: sleep before looking back, between reads
+ *   lookback_small_blocks 09: step 08's tile of 4096 as 128 threads x 32: more tiles per SM
  * Every variant runs inclusive and exclusive (RESULT key kind=).
  *
  * Types: --type=int (default; exact) or float (a tolerance that grows with
@@ -61,6 +64,9 @@
 #include "kernels/04_warp_shuffle_tiles.cuh"
 #include "kernels/05_decoupled_lookback.cuh"
 #include "kernels/06_lookback_transposed.cuh"
+#include "kernels/07_lookback_in_order.cuh"
+#include "kernels/08_lookback_patient.cuh"
+#include "kernels/09_lookback_small_blocks.cuh"
 
 /* The inputs, element i a function of (seed, i) alone (scan_cpu.h). */
 template <typename T> __device__ T input_value(unsigned long long seed, size_t i);
@@ -100,7 +106,8 @@ static void sums_fit(const scan_ctx *x, size_t tiles)
 
 static size_t tiles_of(size_t n, size_t tile) { return (n + tile - 1) / tile; }
 
-enum { S_HILLIS_STEELE = 1, S_BLELLOCH, S_REDUCE_THEN_SCAN, S_WARP_SHUFFLE_TILES, S_LOOKBACK, S_LOOKBACK_TRANSPOSED };
+enum { S_HILLIS_STEELE = 1, S_BLELLOCH, S_REDUCE_THEN_SCAN, S_WARP_SHUFFLE_TILES, S_LOOKBACK, S_LOOKBACK_TRANSPOSED,
+       S_LOOKBACK_IN_ORDER, S_LOOKBACK_PATIENT, S_LOOKBACK_SMALL_BLOCKS };
 
 template <int STEP, typename T, bool EXCL>
 static void run_step(void *p, cudaStream_t s)
@@ -147,8 +154,8 @@ static void run_step(void *p, cudaStream_t s)
         CHECK_LAUNCH();
     } else {
         /* Every status word INVALID (0) and the tile counter 0, before each
-         * scan: one memset of (tiles + 1) words. */
-        const size_t tiles = tiles_of(n, WS_TILE);
+         * scan: one memset of (tiles + 1) words (07 to 09 use no counter). */
+        const size_t tiles = tiles_of(n, STEP == S_LOOKBACK_SMALL_BLOCKS ? SB_TILE : WS_TILE);
         if (tiles + 1 > x->status_cap) {
             fprintf(stderr, "scan: internal error: %zu status words, room for %zu\n", tiles + 1,
                     x->status_cap);
@@ -158,8 +165,14 @@ static void run_step(void *p, cudaStream_t s)
         unsigned *counter = (unsigned *)(x->status + tiles);
         if (STEP == S_LOOKBACK)
             decoupled_lookback<T, EXCL><<<(unsigned)tiles, WS_BLOCK, 0, s>>>(in, out, n, x->status, counter);
-        else
+        else if (STEP == S_LOOKBACK_TRANSPOSED)
             lookback_transposed<T, EXCL><<<(unsigned)tiles, WS_BLOCK, 0, s>>>(in, out, n, x->status, counter);
+        else if (STEP == S_LOOKBACK_IN_ORDER)
+            lookback_in_order<T, EXCL, WS_BLOCK, WS_ITEMS, LB_MIN_BLOCKS, 0, 0><<<(unsigned)tiles, WS_BLOCK, 0, s>>>(in, out, n, x->status);
+        else if (STEP == S_LOOKBACK_PATIENT)
+            lookback_in_order<T, EXCL, WS_BLOCK, WS_ITEMS, LB_MIN_BLOCKS, PT_FIRST_WAIT_NS, PT_POLL_WAIT_NS><<<(unsigned)tiles, WS_BLOCK, 0, s>>>(in, out, n, x->status);
+        else
+            lookback_in_order<T, EXCL, SB_BLOCK, SB_ITEMS, SB_MIN_BLOCKS, PT_FIRST_WAIT_NS, PT_POLL_WAIT_NS><<<(unsigned)tiles, SB_BLOCK, 0, s>>>(in, out, n, x->status);
         CHECK_LAUNCH();
     }
 }
@@ -217,6 +230,9 @@ static const variant variants[] = {
     {"warp_shuffle_tiles", BY_TYPE_KIND(run_step, S_WARP_SHUFFLE_TILES), 0, "04: 16 per thread, 16-byte loads, shuffle block scan"},
     {"decoupled_lookback", BY_TYPE_KIND(run_step, S_LOOKBACK), 0, "05: single pass, decoupled look-back"},
     {"lookback_transposed", BY_TYPE_KIND(run_step, S_LOOKBACK_TRANSPOSED), 0, "06: step 05, coalesced through shared memory"},
+    {"lookback_in_order", BY_TYPE_KIND(run_step, S_LOOKBACK_IN_ORDER), 0, "07: step 06, tiles numbered by blockIdx.x"},
+    {"lookback_patient", BY_TYPE_KIND(run_step, S_LOOKBACK_PATIENT), 0, "08: step 07, the look-back sleeps before reading, as CUB's"},
+    {"lookback_small_blocks", BY_TYPE_KIND(run_step, S_LOOKBACK_SMALL_BLOCKS), 0, "09: step 08, 128 x 32 per tile"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 static const char *const kind_names[2] = {"inclusive", "exclusive"};
@@ -228,7 +244,7 @@ static long long opt_n = 1LL << 28;
 static const char *opt_type = "int";
 static const char *opt_variant = "all";
 static char variant_choices[256];   /* "all|cpu|cub|...", from the table */
-static char help_notes[1024];
+static char help_notes[1536];
 
 static const opt_spec sample_opts[] = {
     OPT_INT_SPEC("n", "N", "elements to scan (2^31+1 needs 17.2 GB of device memory)", &opt_n, 1,
@@ -247,10 +263,10 @@ static void build_help_from_table(void)
 {
     opts_join_choices(variant_choices, sizeof variant_choices, "all|cpu", &variants[0].name,
                       sizeof variants[0], N_VARIANTS);
-    size_t h = (size_t)snprintf(help_notes, sizeof help_notes, "Variants:\n  %-20s %s\n", "cpu",
+    size_t h = (size_t)snprintf(help_notes, sizeof help_notes, "Variants:\n  %-22s %s\n", "cpu",
                                 "the CPU baseline, timed once");
     for (int v = 0; v < N_VARIANTS; v++)
-        h += (size_t)snprintf(help_notes + h, sizeof help_notes - h, "  %-20s %s\n",
+        h += (size_t)snprintf(help_notes + h, sizeof help_notes - h, "  %-22s %s\n",
                               variants[v].name, variants[v].what);
     snprintf(help_notes + h, sizeof help_notes - h,
              "Every run checks n = 1, 2, 1000, 4097, 2^20+1 (those below --n) and --n itself, "
@@ -284,6 +300,34 @@ static int check_once(const variant *v, int type, int kind, const scan_ctx *ctx,
     bad += check_guard(what, x.out, n * 4);
     bad += check_guard(what, x.sums, x.sums_cap * 4);
     return bad == 0;
+}
+
+/* The look-back kernels' shared memory before L1 (the data streams through
+ * once; step 09's 10 blocks need 169 KiB of shared memory per SM), and how
+ * many of their blocks an SM holds (registers, threads, shared memory):
+ * printed with every run, as steps 06 to 09 turn on it. */
+template <typename T, bool EXCL>
+static void lookback_prefer_shared(int *per_sm)
+{
+    void (*k5)(const T *, T *, size_t, unsigned long long *, unsigned *) = decoupled_lookback<T, EXCL>;
+    void (*k6)(const T *, T *, size_t, unsigned long long *, unsigned *) = lookback_transposed<T, EXCL>;
+    void (*k7)(const T *, T *, size_t, unsigned long long *) =
+        lookback_in_order<T, EXCL, WS_BLOCK, WS_ITEMS, LB_MIN_BLOCKS, 0, 0>;
+    void (*k8)(const T *, T *, size_t, unsigned long long *) =
+        lookback_in_order<T, EXCL, WS_BLOCK, WS_ITEMS, LB_MIN_BLOCKS, PT_FIRST_WAIT_NS, PT_POLL_WAIT_NS>;
+    void (*k9)(const T *, T *, size_t, unsigned long long *) =
+        lookback_in_order<T, EXCL, SB_BLOCK, SB_ITEMS, SB_MIN_BLOCKS, PT_FIRST_WAIT_NS, PT_POLL_WAIT_NS>;
+    const cudaFuncAttribute a = cudaFuncAttributePreferredSharedMemoryCarveout;
+    CUDA_CHECK(cudaFuncSetAttribute(k5, a, (int)cudaSharedmemCarveoutMaxShared));
+    CUDA_CHECK(cudaFuncSetAttribute(k6, a, (int)cudaSharedmemCarveoutMaxShared));
+    CUDA_CHECK(cudaFuncSetAttribute(k7, a, (int)cudaSharedmemCarveoutMaxShared));
+    CUDA_CHECK(cudaFuncSetAttribute(k8, a, (int)cudaSharedmemCarveoutMaxShared));
+    CUDA_CHECK(cudaFuncSetAttribute(k9, a, (int)cudaSharedmemCarveoutMaxShared));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[0], k5, WS_BLOCK, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[1], k6, WS_BLOCK, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[2], k7, WS_BLOCK, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[3], k8, WS_BLOCK, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[4], k9, SB_BLOCK, 0));
 }
 
 static void fail_arg(const char *msg)
@@ -321,7 +365,7 @@ int main(int argc, char **argv)
     scan_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.sums_cap = tiles_of(n, HS_BLOCK);
-    ctx.status_cap = tiles_of(n, WS_TILE) + 1;
+    ctx.status_cap = tiles_of(n, SB_TILE < WS_TILE ? SB_TILE : WS_TILE) + 1;
     for (int k = 0; k < nsizes; k++) {
         size_t b = type == 0 ? cub_temp_bytes<int>(sizes[k]) : cub_temp_bytes<float>(sizes[k]);
         if (b > ctx.cub_bytes) ctx.cub_bytes = b;
@@ -354,6 +398,19 @@ int main(int argc, char **argv)
     else fill_inputs<float><<<dev.sm_count * 8, 256>>>((float *)d_in, n, o.seed);
     CHECK_LAUNCH();
     CUDA_CHECK(cudaMemcpy(h_in, d_in, n * 4, cudaMemcpyDeviceToHost));
+    int per_sm[2][5];
+    if (type == 0) {
+        lookback_prefer_shared<int, false>(per_sm[0]);
+        lookback_prefer_shared<int, true>(per_sm[1]);
+    } else {
+        lookback_prefer_shared<float, false>(per_sm[0]);
+        lookback_prefer_shared<float, true>(per_sm[1]);
+    }
+    report_note("blocks per SM (inclusive/exclusive): decoupled_lookback %d/%d, lookback_transposed "
+                "%d/%d, lookback_in_order %d/%d, lookback_patient %d/%d (256 threads each), "
+                "lookback_small_blocks %d/%d (128 threads)", per_sm[0][0], per_sm[1][0],
+                per_sm[0][1], per_sm[1][1], per_sm[0][2], per_sm[1][2], per_sm[0][3], per_sm[1][3],
+                per_sm[0][4], per_sm[1][4]);
     report_note("type=%s n=%zu (%.1f MiB per array); checked at %d sizes up to n, inclusive "
                 "and exclusive", type_names[type], n, n * 4 / 1048576.0, nsizes);
 

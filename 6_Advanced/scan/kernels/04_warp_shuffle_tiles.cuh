@@ -18,60 +18,63 @@ template <typename T> struct vec4_of;
 template <> struct vec4_of<int> { typedef int4 type; };
 template <> struct vec4_of<float> { typedef float4 type; };
 
-/* A thread's WS_ITEMS consecutive elements from `first`: four 16-byte loads
- * when all are inside the array (first is a multiple of 16 elements, so
- * the vectors are aligned), one by one in the last tile. Past n: 0. */
-template <typename T>
-__device__ __forceinline__ void load_items(const T *in, size_t n, size_t first, T (&x)[WS_ITEMS])
+/* A thread's ITEMS (here WS_ITEMS) consecutive elements from `first`:
+ * ITEMS / 4 16-byte loads when all are inside the array (first is a
+ * multiple of ITEMS elements, so the vectors are aligned), one by one in
+ * the last tile. Past n: 0. ITEMS comes from the array's size (step 08
+ * uses 32). */
+template <typename T, int ITEMS>
+__device__ __forceinline__ void load_items(const T *in, size_t n, size_t first, T (&x)[ITEMS])
 {
+    static_assert(ITEMS % 4 == 0, "ITEMS: whole 16-byte vectors");
     typedef typename vec4_of<T>::type V;
-    if (first + WS_ITEMS <= n) {
+    if (first + ITEMS <= n) {
         const V *p = (const V *)(in + first);
 #pragma unroll
-        for (int q = 0; q < WS_ITEMS / 4; q++) {
+        for (int q = 0; q < ITEMS / 4; q++) {
             V v = p[q];
             x[4 * q] = v.x; x[4 * q + 1] = v.y; x[4 * q + 2] = v.z; x[4 * q + 3] = v.w;
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < WS_ITEMS; j++) x[j] = first + j < n ? in[first + j] : T(0);
+        for (int j = 0; j < ITEMS; j++) x[j] = first + j < n ? in[first + j] : T(0);
     }
 }
 
 /* The thread's outputs: its elements scanned in order, starting from
  * `start` (what comes before its first element), stored like load_items. */
-template <typename T, bool EXCLUSIVE>
+template <typename T, bool EXCLUSIVE, int ITEMS>
 __device__ __forceinline__ void scan_store_items(T *out, size_t n, size_t first,
-                                                 const T (&x)[WS_ITEMS], T start)
+                                                 const T (&x)[ITEMS], T start)
 {
     typedef typename vec4_of<T>::type V;
-    T y[WS_ITEMS], acc = start;
+    T y[ITEMS], acc = start;
 #pragma unroll
-    for (int j = 0; j < WS_ITEMS; j++) {
+    for (int j = 0; j < ITEMS; j++) {
         if (EXCLUSIVE) { y[j] = acc; acc += x[j]; }
         else { acc += x[j]; y[j] = acc; }
     }
-    if (first + WS_ITEMS <= n) {
+    if (first + ITEMS <= n) {
         V *p = (V *)(out + first);
 #pragma unroll
-        for (int q = 0; q < WS_ITEMS / 4; q++) {
+        for (int q = 0; q < ITEMS / 4; q++) {
             V v;
             v.x = y[4 * q]; v.y = y[4 * q + 1]; v.z = y[4 * q + 2]; v.w = y[4 * q + 3];
             p[q] = v;
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < WS_ITEMS; j++)
+        for (int j = 0; j < ITEMS; j++)
             if (first + j < n) out[first + j] = y[j];
     }
 }
 
-template <typename T>
-__device__ __forceinline__ T thread_sum(const T (&x)[WS_ITEMS])
+template <typename T, int ITEMS>
+__device__ __forceinline__ T thread_sum(const T (&x)[ITEMS])
 {
     T s = T(0);
 #pragma unroll
-    for (int j = 0; j < WS_ITEMS; j++) s += x[j];
+    for (int j = 0; j < ITEMS; j++) s += x[j];
     return s;
 }
 

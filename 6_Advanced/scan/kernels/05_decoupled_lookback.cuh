@@ -59,16 +59,18 @@ __device__ __forceinline__ unsigned long long status_load(const unsigned long lo
 
 /* Called by one whole warp of tile `tile` (> 0): the sum of every element
  * before the tile. Lane 31 looks at tile - 1, lane 0 at tile - 32; a tile
- * before the first counts as a PREFIX of 0. */
-template <typename T>
+ * before the first counts as a PREFIX of 0. FIRST_WAIT_NS and POLL_WAIT_NS
+ * are step 08's (kernels/08_lookback_patient.cuh); 0 here: no waiting. */
+template <typename T, int FIRST_WAIT_NS = 0, int POLL_WAIT_NS = 0>
 __device__ T look_back(const unsigned long long *status, long long tile)
 {
     const int lane = threadIdx.x & 31;
     T before = T(0);
+    if (FIRST_WAIT_NS > 0) __nanosleep(FIRST_WAIT_NS);
     for (long long p = tile - 32 + lane;; p -= 32) {
         unsigned flag;
         T v;
-        do {
+        for (;;) {
             if (p >= 0) {
                 unsigned long long w = status_load(status + p);
                 flag = (unsigned)(w >> 32);
@@ -77,7 +79,9 @@ __device__ T look_back(const unsigned long long *status, long long tile)
                 flag = LB_PREFIX;
                 v = T(0);
             }
-        } while (__any_sync(FULL_MASK, flag == LB_INVALID));
+            if (!__any_sync(FULL_MASK, flag == LB_INVALID)) break;
+            if (POLL_WAIT_NS > 0) __nanosleep(POLL_WAIT_NS);
+        }
         const unsigned prefixes = __ballot_sync(FULL_MASK, flag == LB_PREFIX);
         const int nearest = prefixes ? 31 - __clz(prefixes) : 0;   /* highest lane with a PREFIX */
         before += warp_sum(lane >= nearest ? v : T(0));
@@ -85,8 +89,13 @@ __device__ T look_back(const unsigned long long *status, long long tile)
     }
 }
 
+/* Eight blocks of 256 threads per SM (2048 threads, all an SM holds), so
+ * at most 32 registers per thread: a kernel that needs more runs fewer
+ * tiles at once, and fewer loads are in flight. */
+#define LB_MIN_BLOCKS 8
+
 template <typename T, bool EXCLUSIVE>
-__global__ void __launch_bounds__(WS_BLOCK) decoupled_lookback(const T *in, T *out, size_t n,
+__global__ void __launch_bounds__(WS_BLOCK, LB_MIN_BLOCKS) decoupled_lookback(const T *in, T *out, size_t n,
                                                                unsigned long long *status,
                                                                unsigned *tile_counter)
 {

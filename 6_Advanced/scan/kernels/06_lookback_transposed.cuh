@@ -21,48 +21,52 @@
 
 __device__ __forceinline__ int tr_word(int e) { return e + (e >> 5); }
 
-/* The thread's 16 consecutive elements of a FULL tile, x[j] = element
- * tile_first + 16 * threadIdx.x + j (what load_items gives), through the
- * warp's slice of shared memory s (TR_WARP_WORDS words). */
-template <typename T>
+/* The thread's ITEMS consecutive elements of a FULL tile, x[j] = element
+ * warp_first + ITEMS * lane + j (what load_items gives), through the warp's
+ * slice of shared memory s (32 * ITEMS + ITEMS words). All ITEMS / 4 loads
+ * are issued before the first one is used: they are in flight together. */
+template <typename T, int ITEMS>
 __device__ __forceinline__ void load_items_transposed(const T *in, size_t warp_first, T *s,
-                                                      T (&x)[WS_ITEMS])
+                                                      T (&x)[ITEMS])
 {
     typedef typename vec4_of<T>::type V;
     const int lane = threadIdx.x & 31;
     const V *p = (const V *)(in + warp_first);
+    V v[ITEMS / 4];
 #pragma unroll
-    for (int q = 0; q < WS_ITEMS / 4; q++) {
-        V v = p[q * 32 + lane];
+    for (int q = 0; q < ITEMS / 4; q++) v[q] = p[q * 32 + lane];
+#pragma unroll
+    for (int q = 0; q < ITEMS / 4; q++) {
         const int e = q * 128 + lane * 4;
-        s[tr_word(e)] = v.x; s[tr_word(e + 1)] = v.y; s[tr_word(e + 2)] = v.z; s[tr_word(e + 3)] = v.w;
+        s[tr_word(e)] = v[q].x; s[tr_word(e + 1)] = v[q].y;
+        s[tr_word(e + 2)] = v[q].z; s[tr_word(e + 3)] = v[q].w;
     }
     __syncwarp();
 #pragma unroll
-    for (int j = 0; j < WS_ITEMS; j++) x[j] = s[tr_word(lane * WS_ITEMS + j)];
+    for (int j = 0; j < ITEMS; j++) x[j] = s[tr_word(lane * ITEMS + j)];
     __syncwarp();   /* the slice is reused by the store */
 }
 
 /* The thread's outputs (scanned from `start`, as scan_store_items) stored
  * warp-striped through the same slice. */
-template <typename T, bool EXCLUSIVE>
+template <typename T, bool EXCLUSIVE, int ITEMS>
 __device__ __forceinline__ void scan_store_items_transposed(T *out, size_t warp_first, T *s,
-                                                            const T (&x)[WS_ITEMS], T start)
+                                                            const T (&x)[ITEMS], T start)
 {
     typedef typename vec4_of<T>::type V;
     const int lane = threadIdx.x & 31;
     T acc = start;
 #pragma unroll
-    for (int j = 0; j < WS_ITEMS; j++) {
+    for (int j = 0; j < ITEMS; j++) {
         T y;
         if (EXCLUSIVE) { y = acc; acc += x[j]; }
         else { acc += x[j]; y = acc; }
-        s[tr_word(lane * WS_ITEMS + j)] = y;
+        s[tr_word(lane * ITEMS + j)] = y;
     }
     __syncwarp();
     V *p = (V *)(out + warp_first);
 #pragma unroll
-    for (int q = 0; q < WS_ITEMS / 4; q++) {
+    for (int q = 0; q < ITEMS / 4; q++) {
         const int e = q * 128 + lane * 4;
         V v;
         v.x = s[tr_word(e)]; v.y = s[tr_word(e + 1)]; v.z = s[tr_word(e + 2)]; v.w = s[tr_word(e + 3)];
@@ -71,7 +75,7 @@ __device__ __forceinline__ void scan_store_items_transposed(T *out, size_t warp_
 }
 
 template <typename T, bool EXCLUSIVE>
-__global__ void __launch_bounds__(WS_BLOCK) lookback_transposed(const T *in, T *out, size_t n,
+__global__ void __launch_bounds__(WS_BLOCK, LB_MIN_BLOCKS) lookback_transposed(const T *in, T *out, size_t n,
                                                                 unsigned long long *status,
                                                                 unsigned *tile_counter)
 {
