@@ -52,6 +52,8 @@
 #                       change (swizzle, tile order, wgmma descriptor)
 #   sh 6_Advanced/clusters/tests/cpu_sim/run.sh     every cluster histogram step (01 to 06),
 #                       the clusters' blocks as threads at once, both inputs (under a minute)
+#   sh 6_Advanced/scan/tests/cpu_sim/run.sh   every scan step, both kinds,
+#                       int32 and float32, three thread orders (minutes)
 #   sh 6_Advanced/threadFenceReduction/tests/cpu_sim/run.sh   single_pass, _u8 and
 #                       multi_pass, blocks in a shuffled order, launches back to back
 #                       on one counter (under a minute); --exercise=FILE checks an exercise

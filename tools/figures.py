@@ -1009,6 +1009,54 @@ def cluster_histogram():
     return s
 
 
+# ---- scan: the single-pass decoupled look-back ------------------------------------------------
+
+def decoupled_lookback():
+    s = Svg(840, 430, "Decoupled look-back: each tile learns what comes before it from its predecessors' status words")
+    s.heading("Single-pass scan: each tile looks back at its predecessors' status words",
+              "One 64-bit word per tile: a flag and a 32-bit value, written by one store, so a reader "
+              "never sees one without the other.")
+    styles = {"P": (SHARED, SHARED_EDGE, "PREFIX"), "A": (GLOBAL, GLOBAL_EDGE, "AGGREGATE"),
+              "X": ("#ffffff", INK, "INVALID")}
+    # tiles 0..9: (status, value shown); tile 9 is the one looking back
+    tiles = [("P", "12"), ("P", "25"), ("P", "31"), ("P", "40"), ("A", "7"), ("X", ""),
+             ("A", "9"), ("A", "5"), ("A", "6"), ("A", "8")]
+    x0, y0, w, gap = 30, 110, 70, 8
+    for t, (st, v) in enumerate(tiles):
+        fill, edge, _ = styles[st]
+        x = x0 + t * (w + gap)
+        s.rect(x, y0, w, 46, fill=fill, stroke=edge, sw=2 if t == 9 else 1)
+        s.text(x + w / 2, y0 - 8, "tile %d" % t, size=11, anchor="middle", fill=MUTED)
+        s.text(x + w / 2, y0 + 19, st, size=13, anchor="middle", weight="bold", mono=True)
+        s.text(x + w / 2, y0 + 37, v or "-", size=11, anchor="middle", mono=True)
+    # first look: tiles 5..8 seen by tile 9's warp; tile 5 INVALID: wait
+    s.text(x0, 190, "tile 9, warp 0, one lane per predecessor (32 in the code, 4 drawn):", size=12)
+    s.brace(x0 + 5 * (w + gap), x0 + 8 * (w + gap) + w, 170, "", below=False, color=THREAD_EDGE)
+    s.text(x0 + 20, 214, "1. tile 5 says INVALID (it has not finished its own block scan): the warp "
+           "loads the window again", size=11.5)
+    s.text(x0 + 20, 236, "2. tile 5 now says AGGREGATE 4; tiles 5-8 have no PREFIX: add 4 + 9 + 5 + 6 = "
+           "24, look at tiles 1-4", size=11.5)
+    s.text(x0 + 20, 258, "3. tile 3 says PREFIX 40 (everything up to tile 3): add the aggregates after it "
+           "(7) and 40, and stop:", size=11.5)
+    s.text(x0 + 40, 280, "before tile 9 = 24 + 7 + 40 = 71; tile 9 publishes PREFIX 71 + 8 = 79", size=11.5,
+           mono=True)
+    # legend
+    ly = 312
+    for k, st in enumerate(["X", "A", "P"]):
+        fill, edge, name = styles[st]
+        x = x0 + k * 250
+        s.rect(x, ly, 22, 20, fill=fill, stroke=edge)
+        s.text(x + 11, ly + 15, st, size=11, anchor="middle", weight="bold", mono=True)
+        s.text(x + 30, ly + 15, name, size=11.5, mono=True)
+    s.text(x0, ly + 48, "INVALID: nothing yet. AGGREGATE: the sum of the tile alone, published as soon as its "
+           "block scan ends,", size=12, fill=MUTED)
+    s.text(x0, ly + 66, "before any waiting. PREFIX: the sum of everything up to and including the tile. "
+           "Each element is read once", size=12, fill=MUTED)
+    s.text(x0, ly + 84, "and written once: the whole scan moves 2n elements, as fast as a copy.", size=12,
+           fill=MUTED)
+    return s
+
+
 FIGURES = [
     ("thread_indexing.svg", thread_indexing),
     ("smem_tiling.svg", smem_tiling),
@@ -1027,6 +1075,7 @@ FIGURES = [
     ("fp8_stage.svg", fp8_stage),
     ("transpose_tile.svg", transpose_tile),
     ("cluster_histogram.svg", cluster_histogram),
+    ("decoupled_lookback.svg", decoupled_lookback),
 ]
 
 
