@@ -25,6 +25,29 @@ void kg_memcg_finish(const kg_sandbox *sb, const char *dir, kg_sb_result *r);
 
 /* CPU seconds used so far by a process and everything below it (/proc). */
 double kg_tree_cpu_s(pid_t root);
+/* Host memory where there is no cgroup: the monitor samples the resident
+ * memory of the sandbox's processes (anonymous and shared pages, memfd
+ * files held open) every KG_MEMWATCH_MS. The list of processes is read
+ * from /proc at the first sample, at every KG_MEMWATCH_RESCAN-th, and at
+ * the next `rescan` samples (the monitor sets it when the target starts
+ * and when it sees a process or thread being created); in between the
+ * known ones are read again. Returns the KiB held now; peak_kb keeps the
+ * most seen. */
+#define KG_MEMWATCH_MS 10
+#define KG_MEMWATCH_RESCAN 50
+#define KG_MEMWATCH_MAXP 256
+typedef struct {
+    int n, rescan;
+    unsigned tick;
+    int pid[KG_MEMWATCH_MAXP];
+    long peak_kb;
+} kg_memwatch;
+long kg_memwatch_sample(kg_memwatch *w, pid_t root);
+/* Over the limit: SIGKILL every process below root (bubblewrap's), so that
+ * its PID namespace ends and bubblewrap exits on its own once the last of
+ * them is gone: the monitor's wait for root is then a wait for them all. */
+void kg_memwatch_kill(kg_memwatch *w, pid_t root);
+
 /* A process's peak address space (VmPeak), KiB. */
 long kg_vm_peak_kb(pid_t pid);
 

@@ -17,7 +17,9 @@
 #   - a candidate that is a symbolic link (to /etc/shadow, /proc/1/environ),
 #     a FIFO or a device is refused as what it is; a linked folder is refused;
 #   - host memory over the harness's limit (--memory=1024 here) in shared
-#     mappings and memfd files is stopped (L2);
+#     mappings and memfd files is stopped (L2): by the memory cgroup where
+#     the machine gives one, and (KGATE_MEMCG=none forces that path here
+#     too, in a third run) by the gate's watcher where it does not;
 #   - every candidate gets its label's verdict (in a dry run the L3 speed
 #     tricks, the L4 timings and what only a GPU shows, "(on the GPU only)",
 #     cannot be seen: STATIC-OK). Information-flow candidates may be stopped
@@ -29,8 +31,13 @@
 # listener port, and waits on events, never on fixed sleeps: two runs of
 # this test on one machine at once both pass.
 # Needs bubblewrap, python3 (the listener and the subreaper) and bin/kgate
-# built. Ends with "N passed, M failed".
+# built. Ends with "N passed, M failed". --gpu-part: only the dry run and
+# its checks (on a GPU machine, the part a GPU changes: CUDA starts in the
+# harnesses, the hogs take the GPU's memory), not the compile-only run and
+# the refusals of odd files, which no GPU changes.
 set -u
+gpu_part=0
+[ "${1:-}" = --gpu-part ] && gpu_part=1
 cd "$(dirname "$0")/../../.."
 here=9_Verification/kgate
 passed=0
@@ -227,10 +234,12 @@ check_run() {   # $1 = mode name, $2 = output file, $3 = exit status, $4 = lefto
 }
 
 # 1. static track and nvcc
+if [ $gpu_part -eq 0 ]; then
 run_gate "$tmp/compile.txt" "$tmp/compile.left" bin/kgate --compile-only --scan-timeout=10 --compile-timeout=60 \
     --feedback="$tmp/compile.jsonl" --json="$tmp/compile.json" "$tmp/cand"
 check_run compile-only "$tmp/compile.txt" $? "$tmp/compile.left" "$tmp/compile.jsonl" "$tmp/compile.json"
 echo "compile-only: $(grep -E '^kgate:' "$tmp/compile.txt")"
+fi
 
 # 2. ... and the harness, without a GPU; 1 GiB of host memory per harness
 run_gate "$tmp/dry.txt" "$tmp/dry.left" bin/kgate --dry-run --timeout=10 --scan-timeout=10 --compile-timeout=60 \
@@ -245,18 +254,41 @@ for pat in "connect to 127.0.0.1:$port refused" "write to /etc/kgate_pwned refus
     grep -qF -- "$pat" "$tmp/dry.txt" && ok || bad "dry-run: no reason mentions '$pat'"
 done
 # host memory beyond the limit, in shared mappings and memfd files: stopped,
-# by the memory cgroup where there is one (the reason says so)
-for f in hostile_shared_mmap.cu hostile_memfd_hold.cu; do
-    line=$(grep -A1 -E "^[A-Z0-9-]+ +$f " "$tmp/dry.txt" | tail -1)
-    if grep -q "^# sandbox: host memory: a memory cgroup" "$tmp/dry.txt"; then
-        if [[ $line == *"memory: over its host memory limit (1.0 GiB"* ]]; then ok
+# by the memory cgroup where there is one, else by the gate's watcher of the
+# harness's resident memory (the reason says which)
+memory_stopped() {   # $1 = report, $2 = mode name, $3 = cgroup|watch
+    local f line want
+    want="memory: over its host memory limit (1.0 GiB for everything"
+    [ "$3" = watch ] && want="memory: over its host memory limit (1.0 GiB resident for everything in its sandbox, shared pages and memfd files included, watched by the gate): killed at"
+    for f in hostile_shared_mmap.cu hostile_memfd_hold.cu; do
+        line=$(grep -A1 -E "^[A-Z0-9-]+ +$f " "$1" | tail -1)
+        if [[ $line == *"$want"* ]]; then ok
         elif [[ $line == *"hang: killed after the 10 s limit"* ]]; then
-            echo "note: $f: the machine was too loaded to reach the memory limit in 10 s (L2 all the same)"
-        else bad "dry-run: $f: $line"; fi
-    else
-        echo "note: no memory cgroup here; $f: $line"
-    fi
-done
+            echo "note: $2: $f: the machine was too loaded to reach the memory limit in 10 s (L2 all the same)"
+        else bad "$2: $f: $line"; fi
+    done
+}
+if grep -q "^# sandbox: host memory: a memory cgroup" "$tmp/dry.txt"; then
+    memory_stopped "$tmp/dry.txt" dry-run cgroup
+    # 2b. the path of a machine without a memory cgroup (the H200's), forced:
+    # the same two stopped by the watcher, an honest candidate untouched
+    mkdir -p "$tmp/nocg"
+    cp "$tmp/cand/hostile_shared_mmap.cu" "$tmp/cand/hostile_memfd_hold.cu" $here/corpus/relu_basic.cu "$tmp/nocg/"
+    KGATE_MEMCG=none run_gate "$tmp/nocg.txt" "$tmp/nocg.left" bin/kgate --dry-run --timeout=10 --scan-timeout=10 \
+        --compile-timeout=60 --memory=1024 "$tmp/nocg"
+    grep -q "^# sandbox: host memory: no memory cgroup here: the gate watches" "$tmp/nocg.txt" && ok \
+        || bad "no-cgroup run: $(grep '^# sandbox: host memory' "$tmp/nocg.txt")"
+    memory_stopped "$tmp/nocg.txt" no-cgroup watch
+    [ "$(verdict_of relu_basic.cu "$tmp/nocg.txt")" = STATIC-OK ] && ok \
+        || bad "no-cgroup run: relu_basic.cu: $(grep -A1 -E "^[A-Z0-9-]+ +relu_basic.cu " "$tmp/nocg.txt" | tail -1)"
+    [ -f "$tmp/nocg.left" ] && [ ! -s "$tmp/nocg.left" ] && ok || bad "no-cgroup run: processes outlived the gate: $(cat "$tmp/nocg.left")"
+else
+    grep -q "^# sandbox: host memory: no memory cgroup here: the gate watches" "$tmp/dry.txt" && ok \
+        || bad "dry-run: $(grep '^# sandbox: host memory' "$tmp/dry.txt")"
+    memory_stopped "$tmp/dry.txt" dry-run watch
+fi
+
+if [ $gpu_part -eq 1 ]; then echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; fi
 
 # 3. what is not a regular file: refused as what it is; a linked folder refused
 mkdir -p "$tmp/odd"
