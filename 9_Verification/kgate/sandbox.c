@@ -947,7 +947,14 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
              * not reach the rusage below (the gate tells a busy candidate
              * from a starved one by it) */
             if (!killed) r.cpu_s = kg_tree_cpu_s(b);
-            kill(b, SIGKILL);
+            /* everything below bubblewrap: its PID namespace ends and
+             * bubblewrap exits on its own, reaped below, so nothing of the
+             * sandbox is still ending when the record is written (without a
+             * memory cgroup nothing else waits for them: a bubblewrap killed
+             * first left its child ending after the gate had exited);
+             * bubblewrap itself when nothing runs below it yet, or when
+             * there is no sandbox (b is the target) */
+            if (kg_memwatch_kill(&mw, b) == 0 || !sb->enabled) kill(b, SIGKILL);
             killed = 1;
         }
         if (i_s >= 0 && pf[i_s].revents) {

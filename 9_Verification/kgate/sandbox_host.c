@@ -522,11 +522,13 @@ long kg_memwatch_sample(kg_memwatch *w, pid_t root)
     return (long)total;
 }
 
-void kg_memwatch_kill(kg_memwatch *w, pid_t root)
+int kg_memwatch_kill(kg_memwatch *w, pid_t root)
 {
+    int k = 0;
     w->n = tree_scan(root, w->pid, KG_MEMWATCH_MAXP);
     for (int i = 0; i < w->n; i++)
-        if (w->pid[i] != (int)root) kill(w->pid[i], SIGKILL);
+        if (w->pid[i] != (int)root && kill(w->pid[i], SIGKILL) == 0) k++;
+    return k;
 }
 
 /* The target's peak address space (VmPeak), read while it waits in exit_group. */

@@ -43,10 +43,11 @@ typedef struct {
     long peak_kb;
 } kg_memwatch;
 long kg_memwatch_sample(kg_memwatch *w, pid_t root);
-/* Over the limit: SIGKILL every process below root (bubblewrap's), so that
- * its PID namespace ends and bubblewrap exits on its own once the last of
- * them is gone: the monitor's wait for root is then a wait for them all. */
-void kg_memwatch_kill(kg_memwatch *w, pid_t root);
+/* Over the limit (and at a deadline): SIGKILL every process below root
+ * (bubblewrap's), so that its PID namespace ends and bubblewrap exits on
+ * its own once the last of them is gone: the monitor's wait for root is
+ * then a wait for them all. Returns how many were signalled. */
+int kg_memwatch_kill(kg_memwatch *w, pid_t root);
 
 /* A process's peak address space (VmPeak), KiB. */
 long kg_vm_peak_kb(pid_t pid);
