@@ -173,6 +173,8 @@ typedef struct {
     pid_t target;                  /* the target's pid (seen at that exec) */
     int target_ended, target_status;   /* the target called exit_group(status) */
     int in_startup;                /* 1 until the target's start-up mark (spec->startup_mark) */
+    int new_procs;                 /* process creations let through (not threads): the
+                                      memory watcher looks for them (kg_memwatch) */
 } mon_ctx;
 
 static void add_event(kg_sb_result *r, int violation, const char *fmt, ...)
@@ -535,6 +537,7 @@ static void handle(mon_ctx *m, struct seccomp_notif *req, struct seccomp_notif_r
             mon_event(m, 1, "new namespaces (denied)");
             return;
         }
+        m->new_procs++;   /* let through: a process the memory watcher must find */
         if (harness) mon_event(m, 1, "process creation (fork)");
         return;
     }
@@ -967,7 +970,7 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
                     r.started = 1;
                     r.start_ms = 1e3 * (kg_now() - t0);
                 }
-                mw.rescan = 5;   /* the target runs: its processes are all there now */
+                kg_memwatch_expect(&mw, 0);   /* the target runs: a look at its processes now */
                 close(sock);
                 sock = -1;
             } else {
@@ -984,9 +987,10 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
             if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
                 memset(resp, 0, sz.seccomp_notif_resp);
                 handle(&m, req, resp);
-                long nr = req->data.nr;
-                if (nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone || nr == SYS_clone3)
-                    mw.rescan = 5;   /* a new process (or a thread): the next samples look for it */
+                if (m.new_procs) {   /* a process is being made: the samples look for it until found */
+                    kg_memwatch_expect(&mw, m.new_procs);
+                    m.new_procs = 0;
+                }
                 if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, resp) != 0 && errno != ENOENT) {
                 }
                 if (m.target_ended && m.kind == KG_SB_HARNESS && !killed && !early) {

@@ -503,11 +503,27 @@ static long long process_kb(int pid)
     return kb;
 }
 
+void kg_memwatch_expect(kg_memwatch *w, int n)
+{
+    w->expected += n;
+    if (w->expected > KG_MEMWATCH_MAXP) w->expected = KG_MEMWATCH_MAXP;
+    w->rescan = n > 0 ? KG_MEMWATCH_ARMED : (w->rescan > 1 ? w->rescan : 1);
+}
+
 long kg_memwatch_sample(kg_memwatch *w, pid_t root)
 {
     if (w->rescan > 0 || w->n == 0 || ++w->tick % KG_MEMWATCH_RESCAN == 0) {
+        int old[KG_MEMWATCH_MAXP], n_old = w->n;
+        memcpy(old, w->pid, (size_t)n_old * sizeof old[0]);
         w->n = tree_scan(root, w->pid, KG_MEMWATCH_MAXP);
-        if (w->rescan > 0) w->rescan--;
+        int fresh = 0;   /* processes not in the last list: the ones expected */
+        for (int i = 0; i < w->n; i++) {
+            int seen = 0;
+            for (int k = 0; k < n_old && !seen; k++) seen = old[k] == w->pid[i];
+            fresh += !seen && n_old > 0;
+        }
+        w->expected = w->expected > fresh ? w->expected - fresh : 0;
+        if (w->rescan > 0) w->rescan = w->expected > 0 ? w->rescan - 1 : 0;
     }
     long long total = 0;
     int k = 0;
