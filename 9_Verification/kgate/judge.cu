@@ -344,13 +344,14 @@ static int op_verify(kg_judge *j, kg_size_run *z, uint64_t seed, const int *sel,
     gpu_sess *g = S(j);
     char *d = j->m->detail;
     size_t dl = sizeof j->m->detail;
-    /* the candidate's GPU memory: a quarter of the device at most */
+    /* the GPU memory the candidate keeps: kg_gpu_limit at most (judge.h) */
     size_t fr = 0, tot = 0;
     if (cudaMemGetInfo(&fr, &tot) == cudaSuccess && g->free_at_load > fr &&
         g->free_at_load - fr > kg_gpu_limit(J.total)) {
-        snprintf(d, dl, "took %.1f GiB of GPU memory at the %s size (the limit is %.1f GiB, a quarter of the "
-                 "device's): the next candidate would find the GPU full", (double)(g->free_at_load - fr) / 1073741824.0,
-                 z->which, (double)kg_gpu_limit(J.total) / 1073741824.0);
+        snprintf(d, dl, "GPU memory: kept %.1f GiB of the GPU's memory at the %s size, more than its limit of %.1f "
+                 "GiB beyond what it held when loaded (memory a candidate keeps is taken from the judge and "
+                 "the next candidate)", (double)(g->free_at_load - fr) / 1073741824.0, z->which,
+                 (double)kg_gpu_limit(J.total) / 1073741824.0);
         return KG_V_L2;
     }
     cudaGetLastError();

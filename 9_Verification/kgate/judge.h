@@ -188,7 +188,10 @@ int kg_judge_pick(kg_judge *j, int calls, int *sel);
  * kg_gpu_slack(base) of its baseline (what it saw at its start): a
  * candidate that held or hung the GPU fails only itself, never the next. A
  * candidate may hold at most kg_gpu_limit(total) bytes of GPU memory beyond
- * what it held when it was loaded (L2). */
+ * what it held when it was loaded: a quarter of the device, at least 2 GiB
+ * and at most 4 GiB (its data is the judge's; what it needs is scratch: a
+ * cuBLAS workspace, CUB's temporary storage, PyTorch's result tensors);
+ * more, checked with every verified call, is L2, the memory named. */
 #define KG_GPU_WAIT_S 5.0
 size_t kg_gpu_slack(size_t base);
 size_t kg_gpu_limit(size_t total);

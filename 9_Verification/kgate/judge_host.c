@@ -373,8 +373,9 @@ size_t kg_gpu_slack(size_t base)
 
 size_t kg_gpu_limit(size_t total)
 {
-    size_t two = (size_t)2 << 30;
-    return total / 4 > two ? total / 4 : two;
+    size_t two = (size_t)2 << 30, four = (size_t)4 << 30;
+    size_t q = total / 4 > two ? total / 4 : two;
+    return q < four ? q : four;
 }
 
 int kg_quiesce(const int *cmd_w, const int *rep_r, int *state, int n, double deadline)

@@ -272,17 +272,9 @@ int main(int argc, char **argv)
         al += (size_t)snprintf(g.arch_list + al, sizeof g.arch_list - al, "%s%s", a ? "," : "", g.arch[a]);
     if (o.mode != MODE_STATIC) printf("# compiled for: sm_%s\n", g.arch_list);
     if (o.mode == MODE_FULL && sandbox_gpu_checks(&g, &sb)) return 1;
-    if (o.mode == MODE_DRY && sb.enabled && !sb.memcg) {
-        /* no memory cgroup: the harness's address space at its start-up, for
-         * its RLIMIT_AS (a full run measures it in the GPU checks) */
-        char why[400] = "";
-        int n_allow = 0;
-        static char allow[KG_SB_EVENTS][160];
-        harness_selftest(&g, 0, NULL, allow, &n_allow, why, sizeof why);
-    }
     if (sb.enabled) {
         char md[400];
-        kg_sandbox_memory_desc(&sb, md, sizeof md);   /* after the GPU checks: they measure CUDA's start-up */
+        kg_sandbox_memory_desc(&sb, md, sizeof md);
         printf("# sandbox: %s\n", md);
     }
 

@@ -173,6 +173,8 @@ typedef struct {
     pid_t target;                  /* the target's pid (seen at that exec) */
     int target_ended, target_status;   /* the target called exit_group(status) */
     int in_startup;                /* 1 until the target's start-up mark (spec->startup_mark) */
+    int new_procs;                 /* process creations let through (not threads): the
+                                      memory watcher looks for them (kg_memwatch) */
 } mon_ctx;
 
 static void add_event(kg_sb_result *r, int violation, const char *fmt, ...)
@@ -411,6 +413,8 @@ static const char *denied_name(long nr)
     case SYS_iopl: return "iopl";
     case SYS_ioperm: return "ioperm";
     case 428: case 429: case 430: case 431: case 432: case 433: case 442: return "mount API";
+    case SYS_shmget: return "SysV shared memory (shmget)";
+    case SYS_msgget: return "SysV message queue (msgget)";
     default: return NULL;
     }
 }
@@ -533,6 +537,7 @@ static void handle(mon_ctx *m, struct seccomp_notif *req, struct seccomp_notif_r
             mon_event(m, 1, "new namespaces (denied)");
             return;
         }
+        m->new_procs++;   /* let through: a process the memory watcher must find */
         if (harness) mon_event(m, 1, "process creation (fork)");
         return;
     }
@@ -744,10 +749,11 @@ static int build_argv(const kg_sandbox *sb, const kg_sb_spec *s, int sock_fd, ar
     A(a, F(a, "--uid=%u", uid));
     A(a, F(a, "--nfds=%d", s->n_fds));
     A(a, F(a, "--cpu=%.0f", s->lim.cpu_s > 0 ? s->lim.cpu_s : 0.0));
-    unsigned long long as = s->lim.as_bytes;
-    if (!as && s->kind == KG_SB_HARNESS && !sb->memcg && sb->harness_vm_base && s->lim.mem_bytes)
-        as = sb->harness_vm_base + sb->harness_vm_base / 8 + s->lim.mem_bytes;   /* no cgroup: sandbox.h */
-    A(a, F(a, "--as=%llu", as));
+    /* the harness never gets RLIMIT_AS: CUDA's start-up reserves hundreds of
+     * GiB of address space (292.6 GiB with a context on the H200, 13 GiB
+     * without one), so no fixed figure bounds memory there; where there is
+     * no cgroup the monitor watches it instead (kg_memwatch) */
+    A(a, F(a, "--as=%llu", s->lim.as_bytes));
     A(a, F(a, "--data=%llu", s->lim.data_bytes));
     A(a, F(a, "--fsize=%llu", s->lim.fsize_bytes));
     A(a, F(a, "--nofile=%d", s->lim.nofile));
@@ -903,14 +909,37 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
     int status = 0, reaped = 0, early = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
+    /* no memory cgroup: the harness's resident memory is watched from here */
+    static kg_memwatch mw;
+    memset(&mw, 0, sizeof mw);
+    int watch = !cg[0] && s->kind == KG_SB_HARNESS && s->lim.mem_bytes > 0;
+    r.mem_watched = watch;
+    double next_sample = kg_now();
     while (!reaped) {
+        if (watch && !killed && kg_now() >= next_sample) {
+            long kb = kg_memwatch_sample(&mw, b);
+            r.mem_peak_kb = mw.peak_kb;
+            if ((unsigned long long)kb * 1024ULL > s->lim.mem_bytes) {
+                r.mem_oom = 1;
+                kg_memwatch_kill(&mw, b);   /* bwrap then ends, reaped below */
+                if (!sb->enabled) kill(b, SIGKILL);   /* no sandbox: b is the target itself */
+                killed = 1;
+            }
+            next_sample = kg_now() + KG_MEMWATCH_MS * 1e-3;
+        }
         struct pollfd pf[4];
         int np = 0, i_l = -1, i_s = -1, i_p = -1, i_t = -1;
         if (lfd >= 0) { pf[np].fd = lfd; pf[np].events = POLLIN; i_l = np++; }
         if (sock >= 0) { pf[np].fd = sock; pf[np].events = POLLIN; i_s = np++; }
         if (pfd >= 0) { pf[np].fd = pfd; pf[np].events = POLLIN; i_p = np++; }
         if (sfd >= 0) { pf[np].fd = sfd; pf[np].events = POLLIN; i_t = np++; }
-        int pr = poll(pf, (nfds_t)np, pfd >= 0 ? -1 : 20);
+        int wait_ms = pfd >= 0 ? -1 : 20;
+        if (watch && !killed) {
+            wait_ms = (int)((next_sample - kg_now()) * 1e3) + 1;
+            if (wait_ms < 1) wait_ms = 1;
+            if (wait_ms > KG_MEMWATCH_MS) wait_ms = KG_MEMWATCH_MS;
+        }
+        int pr = poll(pf, (nfds_t)np, wait_ms);
         if (pr < 0 && errno != EINTR) break;
         if (i_t >= 0 && (pf[i_t].revents & POLLIN)) {
             struct signalfd_siginfo si;
@@ -921,7 +950,14 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
              * not reach the rusage below (the gate tells a busy candidate
              * from a starved one by it) */
             if (!killed) r.cpu_s = kg_tree_cpu_s(b);
-            kill(b, SIGKILL);
+            /* everything below bubblewrap: its PID namespace ends and
+             * bubblewrap exits on its own, reaped below, so nothing of the
+             * sandbox is still ending when the record is written (without a
+             * memory cgroup nothing else waits for them: a bubblewrap killed
+             * first left its child ending after the gate had exited);
+             * bubblewrap itself when nothing runs below it yet, or when
+             * there is no sandbox (b is the target) */
+            if (kg_memwatch_kill(&mw, b) == 0 || !sb->enabled) kill(b, SIGKILL);
             killed = 1;
         }
         if (i_s >= 0 && pf[i_s].revents) {
@@ -934,6 +970,7 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
                     r.started = 1;
                     r.start_ms = 1e3 * (kg_now() - t0);
                 }
+                kg_memwatch_expect(&mw, 0);   /* the target runs: a look at its processes now */
                 close(sock);
                 sock = -1;
             } else {
@@ -950,6 +987,10 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
             if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
                 memset(resp, 0, sz.seccomp_notif_resp);
                 handle(&m, req, resp);
+                if (m.new_procs) {   /* a process is being made: the samples look for it until found */
+                    kg_memwatch_expect(&mw, m.new_procs);
+                    m.new_procs = 0;
+                }
                 if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, resp) != 0 && errno != ENOENT) {
                 }
                 if (m.target_ended && m.kind == KG_SB_HARNESS && !killed && !early) {
@@ -1141,6 +1182,7 @@ int kg_sb_result_valid(const kg_sb_result *r)
     if (r->ended_early < 0 || r->ended_early > 1) return 0;
     if (r->term_signal < 0 || r->term_signal > 64) return 0;
     if (r->mem_oom < 0 || r->mem_oom > 1000 || r->mem_peak_kb < 0 || r->vm_peak_kb < 0) return 0;
+    if (r->mem_watched < 0 || r->mem_watched > 1) return 0;
     if (memchr(r->stub_msg, 0, sizeof r->stub_msg) == NULL) return 0;
     for (int i = 0; i < KG_SB_EVENTS; i++)
         if (memchr(r->events[i], 0, sizeof r->events[i]) == NULL) return 0;
@@ -1168,7 +1210,12 @@ void kg_sb_describe(const kg_sb_result *r, int all, char *buf, size_t len)
 void kg_sb_ending(const kg_sb_result *r, const kg_limits *lim, char *buf, size_t len)
 {
     int s = r->term_signal;
-    if (r->mem_oom > 0)
+    if (r->mem_oom > 0 && r->mem_watched)
+        snprintf(buf, len, "host memory limit (%.1f GiB resident for everything in its sandbox, shared "
+                 "pages and memfd files included, watched by the gate): killed at %.1f GiB",
+                 lim && lim->mem_bytes ? (double)lim->mem_bytes / (double)GiB : 0.0,
+                 (double)r->mem_peak_kb / (1024.0 * 1024.0));
+    else if (r->mem_oom > 0)
         snprintf(buf, len, "host memory limit (%.1f GiB for everything in its sandbox, shared mappings "
                  "included): killed", lim && lim->mem_bytes ? (double)lim->mem_bytes / (double)GiB : 0.0);
     else if (s == SIGXCPU || (s == SIGKILL && lim && lim->cpu_s > 0 && r->cpu_s >= lim->cpu_s))

@@ -72,13 +72,11 @@ typedef struct {
      * memory.max; 1: cgroup v1 memory.limit_in_bytes) under memcg_dir, this
      * run's own; it counts every page the sandbox's processes use, shared
      * mappings, memfd, tmpfs and SysV segments included. memcg 0: none can be
-     * made here; the harness then gets RLIMIT_AS = the address space CUDA's
-     * start-up reserved (harness_vm_base, measured by the gate's harness
-     * self-test) + its memory limit, and RLIMIT_DATA alone when that is not
-     * measured (README.md, "Safety"). */
+     * made here; the harness's monitor then watches the resident memory of
+     * the sandbox's processes and kills it over the limit (sandbox_host.h,
+     * kg_memwatch; README.md, "Safety"). */
     int memcg;
     char memcg_dir[1024];
-    unsigned long long harness_vm_base;
     char path_env[2048], ld_env[4096], cuda_path[1024];
     char desc[512];               /* one line for the start of the report */
     double start_ms;              /* self-test: a sandbox start, spawn to exec (median of 3) */
@@ -160,7 +158,9 @@ typedef struct {
     long maxrss_kb;
     int n_events, n_violations;   /* events seen; how many break the sandbox policy */
     int mem_oom;                  /* processes killed at the memory cgroup's limit */
-    long mem_peak_kb;             /* the memory cgroup's peak (0: not known) */
+    long mem_peak_kb;             /* the memory cgroup's peak, or the watcher's (0: not known) */
+    int mem_watched;              /* no cgroup: the monitor watched the sandbox's resident memory
+                                     (mem_oom 1: it killed the sandbox over the limit) */
     long vm_peak_kb;              /* the target's peak address space at its exit_group (VmPeak) */
     int startup_marked;           /* the target made its start-up mark */
     int n_startup;                /* events before the mark (never violations) */

@@ -291,14 +291,10 @@ void kg_sandbox_memory_desc(const kg_sandbox *sb, char *buf, size_t len)
         snprintf(buf, len, "host memory: a memory cgroup per sandbox (cgroup v%d, %s; harness %.1f GiB, "
                  "shared mappings, memfd and tmpfs counted)", sb->memcg,
                  sb->memcg == 2 ? "memory.max" : "memory.limit_in_bytes", (double)h.mem_bytes / (double)GiB);
-    else if (sb->harness_vm_base)
-        snprintf(buf, len, "host memory: no memory cgroup here; the harness's address space is limited "
-                 "(RLIMIT_AS = CUDA's start-up %.1f GiB + %.1f GiB)", (double)sb->harness_vm_base / (double)GiB,
-                 (double)h.mem_bytes / (double)GiB);
     else
-        snprintf(buf, len, "host memory: no memory cgroup here: the harness has RLIMIT_DATA %.1f GiB only "
-                 "(shared mappings are not counted; a full run measures CUDA's start-up and adds RLIMIT_AS)",
-                 (double)h.data_bytes / (double)GiB);
+        snprintf(buf, len, "host memory: no memory cgroup here: the gate watches each harness's resident "
+                 "memory (anonymous and shared pages, memfd files; every %d ms) and kills it over %.1f GiB; "
+                 "SysV shared memory refused", KG_MEMWATCH_MS, (double)h.mem_bytes / (double)GiB);
 }
 
 /* The monitor's side: a cgroup for one sandbox, before bubblewrap starts. */
@@ -423,6 +419,132 @@ double kg_tree_cpu_s(pid_t root)
     }
     for (int i = 0; i < n; i++) total += in[i] ? cpu[i] : 0;
     return total;
+}
+
+/* ---- host memory without a cgroup: the monitor watches ------------------ */
+
+/* Where no memory cgroup can be made, RLIMIT_DATA still bounds the heap and
+ * private mappings, but shared pages escape it, and RLIMIT_AS cannot be
+ * set for a harness (CUDA reserves hundreds of GiB of address space, a
+ * different amount with and without a context). So the monitor, outside
+ * the sandbox, samples what the sandbox's processes hold every
+ * KG_MEMWATCH_MS and kills the sandbox over its limit: per process
+ * (threads share one), RssAnon + RssShmem from /proc/PID/status (the heap,
+ * private and shared anonymous mappings, mapped memfd, tmpfs and SysV
+ * pages) plus the allocated size of every memfd it holds open, mapped or
+ * not (a mapped one is counted twice: the error is on the safe side).
+ * What it cannot see is README.md's ("Safety"). */
+
+static long long status_kb(const char *buf, const char *key)
+{
+    const char *p = strstr(buf, key);
+    return p ? atoll(p + strlen(key)) : 0;
+}
+
+/* The sandbox's processes: a walk of /proc for root's descendants (this
+ * kernel may lack /proc/PID/task/TID/children). */
+static int tree_scan(pid_t root, int *out, int max)
+{
+    enum { MAXP = 8192 };
+    static int pid[MAXP], ppid[MAXP];
+    int n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL && n < MAXP) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        char p[64], buf[512];
+        snprintf(p, sizeof p, "/proc/%.20s/stat", e->d_name);
+        int fd = open(p, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t g = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (g <= 0) continue;
+        buf[g] = 0;
+        char *rp = strrchr(buf, ')');
+        int pp = 0;
+        if (!rp || sscanf(rp + 2, "%*c %d", &pp) != 1) continue;
+        pid[n] = atoi(e->d_name);
+        ppid[n++] = pp;
+    }
+    if (d) closedir(d);
+    int k = 0;
+    out[k++] = (int)root;
+    for (int i = 0; i < k; i++)   /* breadth first: children of out[i] */
+        for (int q = 0; q < n && k < max; q++)
+            if (ppid[q] == out[i] && pid[q] != (int)root) out[k++] = pid[q];
+    return k;
+}
+
+static long long process_kb(int pid)
+{
+    char p[64], buf[4096];
+    snprintf(p, sizeof p, "/proc/%d/status", pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t g = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (g <= 0) return -1;
+    buf[g] = 0;
+    long long kb = status_kb(buf, "RssAnon:") + status_kb(buf, "RssShmem:");
+    /* memfd files it holds open, mapped or not */
+    snprintf(p, sizeof p, "/proc/%d/fd", pid);
+    DIR *d = opendir(p);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        char link[96], to[64];
+        snprintf(link, sizeof link, "/proc/%d/fd/%.20s", pid, e->d_name);
+        ssize_t l = readlink(link, to, sizeof to - 1);
+        if (l < 7 || strncmp(to, "/memfd:", 7) != 0) continue;
+        struct stat st;
+        if (stat(link, &st) == 0) kb += (long long)st.st_blocks / 2;
+    }
+    if (d) closedir(d);
+    return kb;
+}
+
+void kg_memwatch_expect(kg_memwatch *w, int n)
+{
+    w->expected += n;
+    if (w->expected > KG_MEMWATCH_MAXP) w->expected = KG_MEMWATCH_MAXP;
+    w->rescan = n > 0 ? KG_MEMWATCH_ARMED : (w->rescan > 1 ? w->rescan : 1);
+}
+
+long kg_memwatch_sample(kg_memwatch *w, pid_t root)
+{
+    if (w->rescan > 0 || w->n == 0 || ++w->tick % KG_MEMWATCH_RESCAN == 0) {
+        int old[KG_MEMWATCH_MAXP], n_old = w->n;
+        memcpy(old, w->pid, (size_t)n_old * sizeof old[0]);
+        w->n = tree_scan(root, w->pid, KG_MEMWATCH_MAXP);
+        int fresh = 0;   /* processes not in the last list: the ones expected */
+        for (int i = 0; i < w->n; i++) {
+            int seen = 0;
+            for (int k = 0; k < n_old && !seen; k++) seen = old[k] == w->pid[i];
+            fresh += !seen && n_old > 0;
+        }
+        w->expected = w->expected > fresh ? w->expected - fresh : 0;
+        if (w->rescan > 0) w->rescan = w->expected > 0 ? w->rescan - 1 : 0;
+    }
+    long long total = 0;
+    int k = 0;
+    for (int i = 0; i < w->n; i++) {
+        long long kb = process_kb(w->pid[i]);
+        if (kb < 0) continue;   /* gone */
+        total += kb;
+        w->pid[k++] = w->pid[i];
+    }
+    w->n = k;
+    if (total > w->peak_kb) w->peak_kb = (long)total;
+    return (long)total;
+}
+
+int kg_memwatch_kill(kg_memwatch *w, pid_t root)
+{
+    int k = 0;
+    w->n = tree_scan(root, w->pid, KG_MEMWATCH_MAXP);
+    for (int i = 0; i < w->n; i++)
+        if (w->pid[i] != (int)root && kill(w->pid[i], SIGKILL) == 0) k++;
+    return k;
 }
 
 /* The target's peak address space (VmPeak), read while it waits in exit_group. */

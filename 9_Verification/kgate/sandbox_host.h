@@ -25,6 +25,37 @@ void kg_memcg_finish(const kg_sandbox *sb, const char *dir, kg_sb_result *r);
 
 /* CPU seconds used so far by a process and everything below it (/proc). */
 double kg_tree_cpu_s(pid_t root);
+/* Host memory where there is no cgroup: the monitor samples the resident
+ * memory of the sandbox's processes (anonymous and shared pages, memfd
+ * files held open) every KG_MEMWATCH_MS. The list of processes is read
+ * from /proc (a walk for bubblewrap's descendants, about 3 ms with 200
+ * processes on the machine) at the first sample, at every
+ * KG_MEMWATCH_RESCAN-th, and at every sample while a process the monitor
+ * let be created (kg_memwatch_expect) has not been found yet, for at most
+ * KG_MEMWATCH_ARMED samples; in between the known ones are read again
+ * (about 0.1 ms a process). Returns the KiB held now; peak_kb keeps the
+ * most seen. */
+#define KG_MEMWATCH_MS 10
+#define KG_MEMWATCH_RESCAN 20
+#define KG_MEMWATCH_ARMED 100
+#define KG_MEMWATCH_MAXP 256
+typedef struct {
+    int n, rescan, expected;
+    unsigned tick;
+    int pid[KG_MEMWATCH_MAXP];
+    long peak_kb;
+} kg_memwatch;
+long kg_memwatch_sample(kg_memwatch *w, pid_t root);
+/* n processes are being created (0: look at the list again once): the
+ * next samples walk /proc until as many new ones are found, or for
+ * KG_MEMWATCH_ARMED samples (a creation that failed). */
+void kg_memwatch_expect(kg_memwatch *w, int n);
+/* Over the limit (and at a deadline): SIGKILL every process below root
+ * (bubblewrap's), so that its PID namespace ends and bubblewrap exits on
+ * its own once the last of them is gone: the monitor's wait for root is
+ * then a wait for them all. Returns how many were signalled. */
+int kg_memwatch_kill(kg_memwatch *w, pid_t root);
+
 /* A process's peak address space (VmPeak), KiB. */
 long kg_vm_peak_kb(pid_t pid);
 

@@ -76,10 +76,6 @@ int harness_selftest(kg_gate *g, int d, const char *preload, char allow[][160], 
         close_fd(&j.shm_fd[d]);
         kg_sb_result rec;
         kg_sb_wait(&j.harness[d], kg_now() + 10, &rec);
-        /* the address space CUDA's (and libtorch's) start-up reserved: the
-         * harness's RLIMIT_AS where no memory cgroup can be made (sandbox.h) */
-        unsigned long long vm = (unsigned long long)rec.vm_peak_kb * 1024ULL;
-        if (rc == 0 && vm > g->sb->harness_vm_base) g->sb->harness_vm_base = vm;
         if (rc != 0 && !why[0]) {
             char end[200];
             kg_sb_ending(&rec, NULL, end, sizeof end);
@@ -100,7 +96,11 @@ int harness_selftest(kg_gate *g, int d, const char *preload, char allow[][160], 
         char *ctx = log ? strstr(log, "kgate-harness: context") : NULL;
         if (ctx && !preload) {
             ctx[strcspn(ctx, "\n")] = 0;
-            snprintf(g->dev[d].ctx_line, sizeof g->dev[d].ctx_line, "%.290s", ctx + 15);
+            snprintf(g->dev[d].ctx_line, sizeof g->dev[d].ctx_line, "%.230s", ctx + 15);
+            if (rec.mem_watched)   /* no cgroup: what the gate's watcher saw of a harness with a context */
+                snprintf(g->dev[d].ctx_line + strlen(g->dev[d].ctx_line),
+                         sizeof g->dev[d].ctx_line - strlen(g->dev[d].ctx_line),
+                         "; resident memory watched: peak %.0f MiB", (double)rec.mem_peak_kb / 1024.0);
         }
         char *pl = log && preload ? strstr(log, "kgate-harness: preload") : NULL;
         if (pl && rc == 0) {

@@ -1,8 +1,9 @@
 // kgate-task: relu
 // planted defect: HOSTILE (harm to the next candidate: the GPU's memory taken).
 // When it is loaded it allocates GPU memory in 1 GiB pieces until the
-// device is full and keeps it. A candidate may hold a quarter of the device
-// (L2 for itself at its first timed check), and the judge waits for the
+// device is full and keeps it. A candidate may keep 4 GiB of GPU memory
+// beyond what it held when loaded (more is L2 for itself, the memory named,
+// at its first checked call at the mid size), and the judge waits for the
 // memory to come back before the next session. Honest but slow underneath
 // (on the GPU only; a dry run has no GPU to take).
 #include <cuda_runtime.h>

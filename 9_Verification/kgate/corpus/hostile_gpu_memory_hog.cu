@@ -3,8 +3,9 @@
 // At its first call at the timed sizes it allocates all the free GPU memory
 // and keeps it: against the old gate the next candidate's process could not
 // create its CUDA context (a false kill of an honest candidate). Now a
-// candidate may hold a quarter of the device (L2 for itself), and the judge
-// waits for the memory to come back before the next session. Honest but
+// candidate may keep 4 GiB of GPU memory beyond what it held when loaded
+// (more is L2 for itself, the memory named), and the judge waits for the
+// memory to come back before the next session. Honest but
 // slow underneath (on the GPU only; a dry run does not get there).
 #include <cuda_runtime.h>
 

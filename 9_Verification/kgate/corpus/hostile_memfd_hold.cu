@@ -5,7 +5,7 @@
 // limit holds them), up to 12 GiB; files in /dev/shm first. None of it is
 // RLIMIT_DATA's. The memory cgroup counts the pages (and /dev/shm is a
 // small tmpfs of its own): killed at the limit, L2; where no cgroup can be
-// made, RLIMIT_AS refuses the mappings and it crashes.
+// made, the gate's watcher (shared pages and memfd files) kills it there.
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -5,8 +5,9 @@
 // to 12 GiB (1.5 times the harness's 8 GiB limit), then computes a correct
 // relu: a gate that limits only RLIMIT_DATA passes it while it holds 12 GiB
 // of the host's memory. The sandbox's memory cgroup counts shared pages
-// and kills it at the limit (where no cgroup can be made, RLIMIT_AS refuses
-// the mapping and it crashes). L2.
+// and kills it at the limit; where no cgroup can be made, the gate's
+// watcher of the harness's resident memory (shared pages included) kills
+// it at the limit. L2.
 #include <cuda_runtime.h>
 #include <string.h>
 #include <sys/mman.h>

@@ -114,6 +114,10 @@ static const int notify_always[] = {
     SYS_setns, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_swapon, SYS_swapoff,
     SYS_reboot, SYS_kexec_load, SYS_init_module, SYS_finit_module, SYS_delete_module,
     SYS_acct, SYS_syslog, SYS_iopl, SYS_ioperm, 428, 429, 430, 431, 432, 433, 442,
+    /* SysV shared memory and message queues: memory that outlives every
+     * mapping, which no process's resident memory shows (the gate's
+     * watcher, where there is no memory cgroup, could not see it) */
+    SYS_shmget, SYS_msgget,
 };
 
 /* open/openat only when they can write (O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND) */

@@ -520,7 +520,8 @@ static void test_layouts(void **s)
     size_t gib = (size_t)1 << 30;
     assert_true(kg_gpu_slack(140 * gib) == 8 * gib);
     assert_true(kg_gpu_slack(10 * gib) == 5 * gib);
-    assert_true(kg_gpu_limit(140 * gib) == 35 * gib);
+    assert_true(kg_gpu_limit(140 * gib) == 4 * gib);
+    assert_true(kg_gpu_limit(12 * gib) == 3 * gib);
     assert_true(kg_gpu_limit(4 * gib) == 2 * gib);
     for (uint32_t i = 0; i < 1000; i++) {
         assert_true(kg_sample_index(7, i, 37) < 37);

@@ -45,11 +45,21 @@ static const char *helper_src =
     "int main(int argc, char **argv) {\n"
     "  const char *m = argv[1];\n"
     "  size_t mb = argc > 2 ? (size_t)atol(argv[2]) : 0;\n"
+    /* shmap, memfd MB [hold]: shared pages, touched (hold: then kept for 5 s, for a watcher to see);
+     * memfd_fd MB: memfd files filled and kept open, never mapped, for 5 s */
+    "  int hold = argc > 3 && !strcmp(argv[3], \"hold\");\n"
     "  if (!strcmp(m, \"shmap\")) { char *p = mmap(0, mb << 20, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);\n"
-    "    if (p == MAP_FAILED) return 3; for (size_t i = 0; i < mb << 20; i += 4096) p[i] = 1; return 0; }\n"
+    "    if (p == MAP_FAILED) return 3; for (size_t i = 0; i < mb << 20; i += 4096) p[i] = 1; if (hold) sleep(5); return 0; }\n"
     "  if (!strcmp(m, \"memfd\")) { for (size_t k = 0; k < mb / 8; k++) { int fd = memfd_create(\"x\", 0);\n"
     "      if (fd < 0 || ftruncate(fd, 8 << 20)) return 3; char *p = mmap(0, 8 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);\n"
-    "      if (p == MAP_FAILED) return 3; close(fd); for (size_t i = 0; i < 8 << 20; i += 4096) p[i] = 1; } return 0; }\n"
+    "      if (p == MAP_FAILED) return 3; close(fd); for (size_t i = 0; i < 8 << 20; i += 4096) p[i] = 1; } if (hold) sleep(5); return 0; }\n"
+    "  if (!strcmp(m, \"memfd_fd\")) { for (size_t k = 0; k < mb / 8; k++) { int fd = memfd_create(\"x\", 0);\n"
+    "      if (fd < 0 || fallocate(fd, 0, 0, 8 << 20)) return 3; } sleep(5); return 0; }\n"
+    /* kids MB: four orphaned grandchildren (double fork, setsid), MB/4 shared pages each, held 5 s */
+    "  if (!strcmp(m, \"kids\")) { for (int k = 0; k < 4; k++) if (fork() == 0) { if (fork() == 0) { setsid();\n"
+    "        char *p = mmap(0, (mb / 4) << 20, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);\n"
+    "        if (p == MAP_FAILED) _exit(3); for (size_t i = 0; i < (mb / 4) << 20; i += 4096) p[i] = 1; sleep(5); }\n"
+    "      _exit(0); } sleep(6); return 0; }\n"
     "  if (!strcmp(m, \"sysv\")) { int id = shmget(IPC_PRIVATE, mb << 20, IPC_CREAT | 0600); if (id < 0) return 3;\n"
     "    char *p = shmat(id, 0, 0); if (p == (void *)-1) return 3; for (size_t i = 0; i < mb << 20; i += 4096) p[i] = 1;\n"
     "    shmdt(p); return 0; }\n"
@@ -656,10 +666,10 @@ static void test_identity(void **s)
     assert_non_null(strstr(buf, "opt=ERR"));
 }
 
-/* Host memory: a shared anonymous mapping, memfd mappings and a SysV
- * segment over the sandbox's limit are killed by its memory cgroup and the
- * ending says so; under the limit they run. RLIMIT_DATA alone counts none
- * of them (the limit below is a quarter of it). */
+/* Host memory: a shared anonymous mapping and memfd mappings over the
+ * sandbox's limit are killed by its memory cgroup and the ending says so;
+ * under the limit they run. RLIMIT_DATA alone counts none of them (the
+ * limit below is a quarter of it). A SysV segment is refused outright. */
 static void test_memory(void **s)
 {
     (void)s;
@@ -677,9 +687,10 @@ static void test_memory(void **s)
     if (r.exit_code != 0) dump(&r);
     assert_int_equal(r.exit_code, 0);
     assert_int_equal(r.mem_oom, 0);
+    assert_int_equal(r.mem_watched, 0);
     if (r.mem_peak_kb < 16 * 1024) fail_msg("the cgroup's peak: %ld KiB", r.mem_peak_kb);
-    static const char *const modes[] = {"shmap", "memfd", "sysv"};
-    for (int m = 0; m < 3; m++) {
+    static const char *const modes[] = {"shmap", "memfd"};
+    for (int m = 0; m < 2; m++) {
         const char *big[] = {modes[m], "96", NULL};
         run(KG_SB_HARNESS, big, &lim, 20, -1, &r);
         kg_sb_ending(&r, &lim, why, sizeof why);
@@ -695,9 +706,27 @@ static void test_memory(void **s)
     assert_true(r.mem_oom >= 1);
 }
 
-/* Where no memory cgroup can be made: the harness's address space is
- * limited to what its start-up reserved plus its memory limit, so the same
- * shared mapping is refused (the helper's mmap fails: exit 3). */
+/* SysV shared memory outlives every mapping and shows in no process's
+ * resident memory: refused in every sandbox, and recorded. */
+static void test_sysv_refused(void **s)
+{
+    (void)s;
+    kg_sb_result r;
+    const char *sysv[] = {"sysv", "16", NULL};
+    assert_int_equal(run(KG_SB_HARNESS, sysv, NULL, 20, -1, &r), 1);
+    char d[1400];
+    kg_sb_describe(&r, 0, d, sizeof d);
+    if (r.exit_code != 3 || !strstr(d, "shmget")) {
+        dump(&r);
+        fail_msg("a SysV segment was not refused: exit %d, %s", r.exit_code, d);
+    }
+}
+
+/* Where no memory cgroup can be made (KGATE_MEMCG=none forces it here),
+ * the monitor watches the harness's resident memory and kills it over the
+ * limit: shared anonymous pages, memfd pages mapped, memfd files held open
+ * and never mapped, and four orphaned grandchildren that each hold less
+ * than the limit. Under the limit the same run. */
 static void test_memory_fallback(void **s)
 {
     (void)s;
@@ -711,22 +740,36 @@ static void test_memory_fallback(void **s)
     kg_sandbox_add_ro(&fb, tmpdir);
     cur = &fb;
     kg_sb_result r;
-    const char *probe[] = {"alloc", "1", NULL};
-    assert_int_equal(run_mark(KG_SB_HARNESS, probe, NULL, 10, -1, &r, 0), 1);
-    assert_true(r.vm_peak_kb > 0);   /* read by the monitor at the target's exit_group */
-    fb.harness_vm_base = (unsigned long long)r.vm_peak_kb * 1024ULL;
+    char why[300];
     kg_limits lim = kg_default_limits(KG_SB_HARNESS, 10);
     lim.mem_bytes = 64ULL << 20;
-    const char *big[] = {"shmap", "96", NULL};
-    assert_int_equal(run(KG_SB_HARNESS, big, &lim, 20, -1, &r), 1);
-    if (r.exit_code != 3) dump(&r);
-    assert_int_equal(r.exit_code, 3);
-    const char *small[] = {"shmap", "16", NULL};
+    lim.data_bytes = 256ULL << 20;
+    const char *small[] = {"shmap", "16", "hold", NULL};
     assert_int_equal(run(KG_SB_HARNESS, small, &lim, 20, -1, &r), 1);
+    if (r.exit_code != 0) dump(&r);
     assert_int_equal(r.exit_code, 0);
+    assert_int_equal(r.mem_watched, 1);
+    assert_int_equal(r.mem_oom, 0);
+    if (r.mem_peak_kb < 16 * 1024) fail_msg("the watcher's peak: %ld KiB", r.mem_peak_kb);
+    /* kids: each process under the limit, together over it (the watcher sums
+     * every process of the sandbox, orphaned grandchildren too) */
+    static const char *const modes[] = {"shmap", "memfd", "memfd_fd", "kids"};
+    for (int m = 0; m < 4; m++) {
+        const char *big[] = {modes[m], "96", "hold", NULL};
+        double t0 = kg_now();
+        run(KG_SB_HARNESS, big, &lim, 20, -1, &r);
+        kg_sb_ending(&r, &lim, why, sizeof why);
+        if (r.mem_oom != 1 || r.term_signal != SIGKILL) {
+            dump(&r);
+            fail_msg("%s 96 MiB over a 64 MiB limit, no cgroup: %s (exit %d)", modes[m], why, r.exit_code);
+        }
+        assert_non_null(strstr(why, "watched by the gate): killed at"));
+        /* killed while it held the memory, not after its 5 s */
+        if (kg_now() - t0 > 4.0) fail_msg("%s: killed only after %.1f s", modes[m], kg_now() - t0);
+    }
     char d[400];
     kg_sandbox_memory_desc(&fb, d, sizeof d);
-    assert_non_null(strstr(d, "RLIMIT_AS"));
+    assert_non_null(strstr(d, "watches each harness's resident memory"));
     cur = &sb;
 }
 
@@ -808,6 +851,7 @@ int main(void)
         cmocka_unit_test(test_identity),
         cmocka_unit_test(test_long_command_line),
         cmocka_unit_test(test_memory),
+        cmocka_unit_test(test_sysv_refused),
         cmocka_unit_test(test_memory_fallback),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
