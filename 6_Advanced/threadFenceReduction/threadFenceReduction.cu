@@ -35,7 +35,7 @@
  * demands equality (common/reduce_ref.h). Bytes counted:
  * n * sizeof(element), read once; 1e9 bytes per GB.
  * The "Measured" figures in the kernel comments are copied by hand from
- * results/H200/threadFenceReduction.txt, commit d4ff6ab (2026-11-30);
+ * results/H200/history/d4ff6ab/threadFenceReduction.txt, commit d4ff6ab (2026-11-30);
  * `make bench` measures again and regenerates the README's table only.
  */
 #include <math.h>

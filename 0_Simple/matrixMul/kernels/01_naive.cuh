@@ -5,7 +5,7 @@
  * memory transactions per load) and write 32 different rows of C. Only the
  * load of B is shared: all lanes read the same element.
  * Measured at 4096^3: 498.3 GFLOP/s, 0.97% of cuBLAS
- * (results/H200/matrixMul.txt, commit 3865df4).
+ * (results/H200/history/3865df4/matrixMul.txt, commit 3865df4).
  */
 #pragma once
 #include "00_load_store.cuh"

@@ -7,7 +7,7 @@
  * and writes 32 consecutive floats of C. Predicted: about 10x (a warp's 32
  * transactions per load become one).
  * Measured at 4096^3: 498.3 -> 5755 GFLOP/s, x11.5, 11.23% of cuBLAS
- * (results/H200/matrixMul.txt, commit 3865df4).
+ * (results/H200/history/3865df4/matrixMul.txt, commit 3865df4).
  */
 #pragma once
 #include "00_load_store.cuh"

@@ -15,7 +15,7 @@
  * This is the kernel of NVIDIA's matrixMul sample and of most textbooks: the
  * loads sit at the top of the loop, so every thread waits for its two global
  * loads (hundreds of cycles) before the barrier, with nothing to overlap.
- * Measured at 4096^3 (results/H200/matrixMul.txt, commit 3865df4):
+ * Measured at 4096^3 (results/H200/history/3865df4/matrixMul.txt, commit 3865df4):
  * smem_tile32 5755 -> 8479 GFLOP/s, +47.3% over coalesced, 16.55% of cuBLAS;
  * smem_tile16 (from smem_tile32, one change: TILE = 16, a quarter of the
  * threads per block and twice the global loads per FMA) 8121 GFLOP/s, -4.2%.

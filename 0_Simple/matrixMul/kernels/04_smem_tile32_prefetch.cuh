@@ -12,9 +12,9 @@
  * Measured on the H200 (4096^3, experiments/tile32_ab.cu, 2026-11-29), in
  * results/H200/matrixMul_tile32_ab.txt, commit 10393d1: loads at the top of
  * the loop 8.48 TFLOP/s, with this prefetch 9.97; as the variants of this
- * sample (results/H200/matrixMul.txt, commit 3865df4): 8479 -> 9968
+ * sample (results/H200/history/3865df4/matrixMul.txt, commit 3865df4): 8479 -> 9968
  * GFLOP/s, +17.6%, 19.46% of cuBLAS (+6.2% at 2048^3:
- * results/H200/matrixMul__m_2048_n_2048_k_2048.txt, commit 3865df4).
+ * results/H200/history/3865df4/matrixMul__m_2048_n_2048_k_2048.txt, commit 3865df4).
  * The steps after this one start again from smem_tile32 (loads at the top).
  */
 #pragma once

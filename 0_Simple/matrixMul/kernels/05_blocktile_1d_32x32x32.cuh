@@ -18,7 +18,7 @@
  *    quarter of the shared memory, 4 KiB per tile pair, four times the
  *    barriers), predicted about the same. Measured: 11684 GFLOP/s, -0.5%,
  *    22.81% of cuBLAS.
- * Figures at 4096^3: results/H200/matrixMul.txt, commit 3865df4.
+ * Figures at 4096^3: results/H200/history/3865df4/matrixMul.txt, commit 3865df4.
  */
 #pragma once
 #include "00_load_store.cuh"

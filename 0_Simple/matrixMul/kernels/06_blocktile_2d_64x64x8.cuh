@@ -12,7 +12,7 @@
  *    (256 threads): half the global loads per FMA, predicted a gain.
  *    Measured: 16209 GFLOP/s, -23.8%, 31.64% of cuBLAS: slower; why was not
  *    measured (README, register blocking).
- * Figures at 4096^3: results/H200/matrixMul.txt, commit 3865df4.
+ * Figures at 4096^3: results/H200/history/3865df4/matrixMul.txt, commit 3865df4.
  */
 #pragma once
 #include "00_load_store.cuh"

@@ -12,7 +12,7 @@
  * blocktile_2d wastes is in the loads: its loop body is 899 instructions for
  * 512 FMAs and 32 shared loads, this one's 612 (static counts, cuobjdump
  * -sass, nvcc 13.0, sm_90). Predicted: a large gain from the instruction
- * count alone. Measured at 4096^3 (results/H200/matrixMul.txt, commit 3865df4):
+ * count alone. Measured at 4096^3 (results/H200/history/3865df4/matrixMul.txt, commit 3865df4):
  * +37.6%, 16209 -> 22299 GFLOP/s, 43.53% of cuBLAS (4.9% faster than
  * blocktile_2d_64x64x8, the fastest kernel before it).
  */

@@ -21,7 +21,7 @@
  * k-row by 4 banks, so those stores are conflict-free. Predicted: a few
  * percent at most. Measured at 4096^3: +1.2%, 35385 GFLOP/s, 69.08% of
  * cuBLAS. (padded_a is the kernel that was called `vectorized`.)
- * Both figures: results/H200/matrixMul.txt, commit 3865df4.
+ * Both figures: results/H200/history/3865df4/matrixMul.txt, commit 3865df4.
  */
 #pragma once
 #include "00_load_store.cuh"

@@ -9,7 +9,7 @@
  * FMA cycles, so shared memory is busy ~62% of the time at full FMA rate;
  * warp_layout needs 4 (~25%). A clear gain where that pipe was a bottleneck.
  * Measured at 4096^3: +9.3%, 35385 -> 38668 GFLOP/s, 75.49% of cuBLAS
- * (results/H200/matrixMul.txt, commit 3865df4).
+ * (results/H200/history/3865df4/matrixMul.txt, commit 3865df4).
  */
 #pragma once
 #include "00_load_store.cuh"

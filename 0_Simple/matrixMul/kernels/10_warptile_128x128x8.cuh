@@ -26,7 +26,7 @@
  *    (MINB = 1): 147 registers, no spills, one block per SM. Predicted: a
  *    small gain. Measured: 40862 GFLOP/s, 79.77% of cuBLAS, -2.7%: slower;
  *    why was not measured.
- * Figures: results/H200/matrixMul.txt, commit 3865df4.
+ * Figures: results/H200/history/3865df4/matrixMul.txt, commit 3865df4.
  */
 #pragma once
 #include "00_load_store.cuh"

@@ -16,7 +16,7 @@
  * through registers (two stages: the same double buffering, one barrier per
  * K-step). Predicted: about the same, the loads were already hidden.
  * Measured: 38308 GFLOP/s, 74.78% of cuBLAS, -1.7%: about the same,
- * slightly slower. The others, one change each (results/H200/matrixMul.txt, commit 3865df4, 4096^3):
+ * slightly slower. The others, one change each (results/H200/history/3865df4/matrixMul.txt, commit 3865df4, 4096^3):
  *  - cpasync_128x128x8_s3, from cpasync_128x128x8_s2: 3 stages, two K-steps
  *    in flight. Measured: 37883 GFLOP/s, 73.95% of cuBLAS, -1.1%.
  *  - cpasync_128x128x16_s2, from cpasync_128x128x8_s2: BK = 16, half the

@@ -15,7 +15,7 @@
  * (about 15 instructions per copy). An H200 scheduler issues one instruction
  * per cycle and does one warp-wide FMA per cycle, so every other
  * instruction takes an FMA's slot. Predicted: a gain, the share of those
- * instructions in the K-step. Measured at 4096^3 (results/H200/matrixMul.txt, commit 3865df4):
+ * instructions in the K-step. Measured at 4096^3 (results/H200/history/3865df4/matrixMul.txt, commit 3865df4):
  * 41936 GFLOP/s, 81.86% of cuBLAS, +5.9%.
  */
 #pragma once

@@ -15,7 +15,7 @@
  * 1390 (74%), static counts again. Two 128-thread blocks fit per SM at up
  * to 255 registers (ptxas_table.sh: no spills). Predicted: the best pipe_*
  * variants within ~10% of cuBLAS. Measured at 4096^3
- * (results/H200/matrixMul.txt, commit 3865df4): 45964 GFLOP/s, 89.73% of cuBLAS,
+ * (results/H200/history/3865df4/matrixMul.txt, commit 3865df4): 45964 GFLOP/s, 89.73% of cuBLAS,
  * +9.6% over unchecked_128x128x8_w64x64_s3 (+16.1% over
  * cpasync_128x128x8_w64x64_s3, with the unchecked copies).
  *
@@ -28,8 +28,8 @@
  *    from it, 4 stages: -0.1%.
  *  - pipe_128x256x8_w64x64_s3: a 128x256 block tile, one 256-thread block
  *    per SM: +1.2%, 90.84% of cuBLAS, the best variant at all three shapes
- *    (91.14% at 2048^3: results/H200/matrixMul__m_2048_n_2048_k_2048.txt, commit 3865df4;
- *    91.36% at 4096x1024x8192: results/H200/matrixMul__m_4096_n_1024_k_8192.txt, commit 3865df4);
+ *    (91.14% at 2048^3: results/H200/history/3865df4/matrixMul__m_2048_n_2048_k_2048.txt, commit 3865df4;
+ *    91.36% at 4096x1024x8192: results/H200/history/3865df4/matrixMul__m_4096_n_1024_k_8192.txt, commit 3865df4);
  *    pipe_128x256x16_w64x64_s3, from it, BK = 16: -3.1%.
  *  - pipe_256x128x8_w64x64_s3: a 256x128 block tile: -3.3%.
  *  - pipe_128x128x8_w64x64_s3_g8: GROUP_M = 8, blocks in bands of 8 tile

@@ -6,7 +6,7 @@
  * shared-memory bank (2-way, 4-way, ... conflicts), and each conflicting
  * access is replayed.
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 3865df4):
+ * Measured (H200, 2^28 floats, block 256; results/H200/history/3865df4/reduction.txt, commit 3865df4):
  * 1.587 ms, 676.5 GB/s, 15.0% of CUB (step 01: 416.1 GB/s).
  */
 template <typename In, typename A>

@@ -4,7 +4,7 @@
  * as many blocks are launched (the launcher passes 2 blockDim elements per
  * block: run_tile in reduction.cu).
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 3865df4):
+ * Measured (H200, 2^28 floats, block 256; results/H200/history/3865df4/reduction.txt, commit 3865df4):
  * 0.5975 ms, 1797 GB/s, 39.9% of CUB (step 04: 967.2 GB/s).
  */
 template <typename In, typename A>

@@ -4,7 +4,7 @@
  * Why it helps: six block-wide barriers fewer per block (each one makes
  * every warp of the block wait for the slowest), and less loop overhead.
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 3865df4):
+ * Measured (H200, 2^28 floats, block 256; results/H200/history/3865df4/reduction.txt, commit 3865df4):
  * 0.4737 ms, 2267 GB/s, 50.4% of CUB (step 05: 1797 GB/s).
  */
 template <typename In, typename A>

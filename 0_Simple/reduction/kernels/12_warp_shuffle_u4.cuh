@@ -7,7 +7,7 @@
  * bytes in flight to stay busy (Little's law: bandwidth x latency), and
  * with one 16-byte load per thread the whole GPU did not have enough.
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 3865df4):
+ * Measured (H200, 2^28 floats, block 256; results/H200/history/3865df4/reduction.txt, commit 3865df4):
  * 0.2398 ms, 4477 GB/s, 99.5% of CUB (step 11: 4365 GB/s).
  */
 #define WARP_SHUFFLE_U4_LOADS 4

@@ -7,8 +7,8 @@
  *
  * Why it should help: only where the radius makes the arithmetic the limit;
  * at small radii the extra bytes cost more than the additions save. Measured
- * (H200, 16384x16384 ROI; results/H200/blur.txt, commit 3865df4;
- * results/H200/blur__radius_8.txt, commit 3865df4): 692 GB/s at radius 1, the
+ * (H200, 16384x16384 ROI; results/H200/history/3865df4/blur.txt, commit 3865df4;
+ * results/H200/history/3865df4/blur__radius_8.txt, commit 3865df4): 692 GB/s at radius 1, the
  * slowest there (16.4% of the copy), and 520 GB/s at radius 8, three times
  * step 02 (174.5).
  *

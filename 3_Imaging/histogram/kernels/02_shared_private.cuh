@@ -9,7 +9,7 @@
  * count before the bins are zero, or merge before every thread has counted.
  *
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit 3865df4): 712 GB/s on uniform bytes, 712
+ * results/H200/history/3865df4/histogram.txt, commit 3865df4): 712 GB/s on uniform bytes, 712
  * skewed, 711 equal: over a hundred times step 01, and the same on every
  * input. What is left is the loads: one byte per thread per load instruction. */
 template <int BINS>

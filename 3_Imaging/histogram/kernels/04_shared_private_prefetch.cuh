@@ -7,7 +7,7 @@
  * every vector before it can count it; by Little's law the bytes in flight
  * set the rate, and here each thread keeps one more vector in flight.
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit 3865df4): no gain: 2273 GB/s on uniform
+ * results/H200/history/3865df4/histogram.txt, commit 3865df4): no gain: 2273 GB/s on uniform
  * bytes, 2952 skewed, 4274 equal, 0.2%, 0.7% and 1.9% slower than step 03.
  * Why was not measured. */
 template <int BINS>

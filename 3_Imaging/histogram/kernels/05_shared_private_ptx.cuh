@@ -11,7 +11,7 @@
  * vector and the instructions around them are the work; fewer instructions
  * per byte leave the SM more room to keep up with memory.
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit 3865df4): no gain: 2268 GB/s on uniform
+ * results/H200/history/3865df4/histogram.txt, commit 3865df4): no gain: 2268 GB/s on uniform
  * bytes, 2948 skewed, 4261 equal, 0.1-0.3% slower than step 04.
  *
  * ALL_SHARED is not read by the code: it is 1 in step 06, which launches

@@ -7,7 +7,7 @@
  * bytes is warps updating the same word back to back; two sets halve that.
  *
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit 3865df4): it did not help: 3922 GB/s on
+ * results/H200/history/3865df4/histogram.txt, commit 3865df4): it did not help: 3922 GB/s on
  * uniform bytes against step 08's 3946, 3939 against 3961 on equal bytes
  * (within 0.6% on every input). Same-word atomics from different warps cost
  * nothing measurable. */

@@ -19,7 +19,7 @@
  * GiB + 1 runs gave step 08 about twice step 06's fixed cost per launch (16.6
  * against 8.8 us, in the run at d4ff6ab) although the two launch alike and
  * differ outside the counting loop only in the merge (README, "Steps 12 to
- * 16"). Measured (H200, 512 MiB, 256 bins; results/H200/histogram.txt, commit 3865df4):
+ * 16"). Measured (H200, 512 MiB, 256 bins; results/H200/history/3865df4/histogram.txt, commit 3865df4):
  * 4112 GB/s on uniform bytes against step 08's 3946 (192.9% of CUB), 4150
  * against 3961 on equal bytes (117.1%), 5.5-6.2 us less; the fitted fixed
  * cost fell from 14.8-15.2 to 8.1-8.6 us (README).

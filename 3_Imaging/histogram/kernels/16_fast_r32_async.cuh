@@ -13,7 +13,7 @@
  * more (the copy's write and one LDS.128), 8 more shared-memory passes per
  * warp to the 16 of its atomics, and 71 instructions per vector instead of
  * 60. Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit 3865df4): it gained nothing: 4064 GB/s
+ * results/H200/history/3865df4/histogram.txt, commit 3865df4): it gained nothing: 4064 GB/s
  * on uniform bytes against step 14's 4268 (-4.8%), 4201 against 4280 on equal
  * bytes (-1.8%); the least steady variant from run to run (on uniform bytes
  * its median is 7% above its fastest run). */

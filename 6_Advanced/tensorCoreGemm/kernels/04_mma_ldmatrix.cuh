@@ -11,7 +11,7 @@
  * 3 KiB, and the 16-byte stores of a row stay conflict-free too. It is also
  * the layout TMA writes in hardware (CU_TENSOR_MAP_SWIZZLE_128B), which steps
  * 7 to 16 rely on.
- * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
  * shapes, from the files beside it: README, Deep dive):
  * 4.157 ms, 264.5 TFLOP/s, 33.16% of cuBLAS: no gain over step 3 (-0.3% at
  * 8192^3 and 4096^3, 0.0% at 6000x5000x4000), whose padding had already

@@ -10,7 +10,7 @@
  * registers, nvcc 13.0 -Xptxas -v).
  * Why it should help: in step 4 the loads and the math take turns, and only
  * the other resident block hides the memory latency.
- * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
  * shapes, from the files beside it: README, Deep dive):
  * 3.046 ms, 360.9 TFLOP/s, 45.25% of cuBLAS, +36.5% over step 4 (+37.9% at
  * 4096^3, +43.3% at 6000x5000x4000). */

@@ -6,7 +6,7 @@
  * of step k's math to land, and the wait at the top of step k+1 exposes the
  * rest of their latency; with 3, the copies of step k+2 are issued a whole
  * step earlier.
- * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
  * shapes, from the files beside it: README, Deep dive):
  * 3.230 ms, 340.4 TFLOP/s, 42.68% of cuBLAS: 5.7% slower than step 5 (-3.0%
  * at 4096^3, -2.4% at 6000x5000x4000), and unsteady at 8192^3 (fastest run

@@ -17,7 +17,7 @@
  * thread, and no thread waits for its own copies any more.
  * Needs N and K multiples of 8 (a tensor map's row stride is a multiple of
  * 16 bytes): no element-wise path any more.
- * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
  * shapes, from the files beside it: README, Deep dive):
  * 2.523 ms, 435.9 TFLOP/s, 54.64% of cuBLAS, +28.0% over step 6 (+24.1% at
  * 4096^3, +21.9% at 6000x5000x4000). */

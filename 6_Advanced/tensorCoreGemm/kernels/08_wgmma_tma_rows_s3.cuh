@@ -13,7 +13,7 @@
  * Why it should help: Hopper's tensor cores reach their rate only through
  * wgmma; mma.sync runs on them at a fraction of it, and its operands must
  * first pass through registers (ldmatrix), 8 warps each loading its own.
- * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
  * shapes, from the files beside it: README, Deep dive):
  * 1.884 ms, 583.7 TFLOP/s, 73.17% of cuBLAS, +33.9% over step 7 (+42.4% at
  * 4096^3, +7.7% at 6000x5000x4000). */

@@ -6,7 +6,7 @@
  * come together, and the measurement is of both.
  * Why it should help: thread 0 issues a stage 3 steps ahead instead of 2, so a
  * late TMA copy has one more step of wgmma to hide behind.
- * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
  * shapes, from the files beside it: README, Deep dive):
  * 1.881 ms, 584.5 TFLOP/s, 73.27% of cuBLAS: 7.1% slower than step 9 (-11.1%
  * at 4096^3, -0.2% at 6000x5000x4000); the run does not separate the deeper

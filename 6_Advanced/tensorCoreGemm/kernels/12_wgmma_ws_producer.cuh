@@ -12,7 +12,7 @@
  * consumer: when it waited for a stage to empty, its warpgroup stopped
  * multiplying, and when it multiplied, no copy was issued. The producer now
  * runs ahead on its own.
- * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
  * shapes, from the files beside it: README, Deep dive):
  * 1.757 ms, 625.7 TFLOP/s, 78.44% of cuBLAS, +29.8% over step 11 (+29.2% at
  * 4096^3, +1.2% at 6000x5000x4000). */

@@ -8,7 +8,7 @@
  * thread has at launch. It is what lets step 15's consumers hold 128
  * accumulators (64 x 256) without spilling: a change that pays off only
  * with another, kept as its own step so that its cost or gain here is seen.
- * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
  * shapes, from the files beside it: README, Deep dive):
  * 1.648 ms, 667.0 TFLOP/s, 83.61% of cuBLAS, +6.6% over step 12 (+5.8% at
  * 4096^3, +0.8% at 6000x5000x4000): a gain where none was expected; not

@@ -10,7 +10,7 @@
  * issued (a barrier wait, a fence, 4 descriptors) its tensor cores have
  * nothing queued; with wait_group 1 the next group is issued behind the one
  * running.
- * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
  * shapes, from the files beside it: README, Deep dive):
  * 1.657 ms, 663.6 TFLOP/s, 83.19% of cuBLAS: no gain (-0.5% at 8192^3, -0.6%
  * at 4096^3, +1.5% at 6000x5000x4000). Steps 11 to 14 together: +13.5% over

@@ -7,7 +7,7 @@
  * Why it should help: the producer starts filling the next tile's stages while
  * the consumers are still storing this tile's results, and no block has to
  * start up (barrier init, tensor-map prefetch) per tile.
- * Measured (results/H200/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
+ * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
  * shapes, from the files beside it: README, Deep dive):
  * 1.390 ms, 791.1 TFLOP/s, 99.17% of cuBLAS, +0.5% over step 15 (+2.4% at
  * 4096^3, 96.64% of cuBLAS there): the epilogue was not a large part of the
