@@ -13,7 +13,10 @@
  * in its own block, got atom.shared.add and beat every real cluster in our
  * first H200 run; this gives the cluster's adds an address space too.
  *
- * Measured: (measured on the H200: see results). */
+ * Measured: no change. 1.648 ms at 512 MiB of uniform samples against step
+ * 03's 1.65 ms, and 2.603 ms on the skewed input for both (results/H200/clusters.txt, commit cd59140).
+ * How a thread issues the remote add is not what it costs; the README's deep
+ * dive counts the adds per second against the DSMEM probe. */
 
 /* Add 1 to the counter at `local` (a pointer into this block's slice) in
  * block `rank` of the cluster: the same offset in that block's slice. (The
