@@ -24,7 +24,16 @@
  *     0 stores tile k and refills box s with tile k + PIPE_STAGES.
  * tma_layout.h's pipe_* functions hold this arithmetic; the CPU tests walk
  * it (tests/test_transpose_cpu.c).
- * Measured: (measured on the H200: see the README's results table). */
+ * Measured on the H200 at 16384 x 16384 (results/H200/transpose.txt, commit cd59140):
+ * 0.5822 ms, 3689 GB/s, 86.69% of the copy: 0.95x step 05. It did NOT
+ * help, and was slower at the other two shapes too, in the same two
+ * files as step 05's figures: 88.05% at 4097 x 3001 and 86.83% at
+ * 1048576 x 64, against step 05's 90.78% and 90.29%. A hypothesis, not
+ * profiled: step 05's blocks already overlap (by our arithmetic 6 fit on
+ * an SM, each with its box in flight), so the ring adds few loads in
+ * flight (at most 8 boxes per SM instead of 6), while 2 blocks per SM
+ * give the transpose a third of the threads, and every tile waits on
+ * thread 0's serial work (the README's deep dive). */
 /* PIPE_STAGES (4 input boxes of 16 KiB in the ring) and PIPE_OUT_BUFS (2
  * output tiles: one being stored, one being written): tma_layout.h. */
 #define PIPE_SMEM_BYTES ((PIPE_STAGES + PIPE_OUT_BUFS) * TMA_IN_BYTES + 8 * PIPE_STAGES + 1024)

@@ -13,7 +13,8 @@
  * s[t]; the thread that owns s[t - d] may already have added to it. Read
  * all, barrier, write all, barrier.
  *
- * Measured on the H200: see the README's results table. */
+ * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit cd59140):
+ * 3.201 ms, 21.36% of CUB. */
 #define HS_BLOCK 256
 
 template <typename T, bool EXCLUSIVE>
