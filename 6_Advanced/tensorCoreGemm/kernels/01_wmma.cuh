@@ -6,10 +6,12 @@
  * Why it should help: one warp-wide mma does 4096 multiply-adds, and the
  * H200's dense BF16 tensor-core peak (132 SMs x 4096 flops a clock, 1070
  * TFLOP/s at 1980 MHz) is 16 times its FP32 peak (66.9 TFLOP/s).
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3): 10.61 ms,
- * 103.6 TFLOP/s, 12.99% of cuBLAS; 2.2 times matrixMul's best FP32 kernel
- * (46.5 TFLOP/s at 4096^3, results/H200/history/3865df4/matrixMul.txt, commit 3865df4), far
- * from what the tensor cores can do: the loads and the math take turns.
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3): 11.51 ms,
+ * 95.5 TFLOP/s, 12.61% of cuBLAS; 2.1 times matrixMul's best FP32 kernel
+ * (46367 GFLOP/s at 4096^3, results/H200/matrixMul.txt, commit cd59140), though
+ * this 8192^3 run was held by the power cap to a median 1688 MHz and matrixMul's
+ * ran at 1980; far from what the tensor cores can do: the loads and the math
+ * take turns.
  *
  * 128x128 block tile, 8 warps in 2 x 4, each warp 64x32 = 4 x 2 fragments of
  * 16x16. Tiles of A (128 x 32) and B (32 x 128) are staged in shared memory,

@@ -7,8 +7,9 @@
  * global memory whatever its size; with twice the K per stage there are half
  * as many of them for the same work, and each warp runs 32 mma between two
  * barriers instead of 16.
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
- * shapes, from the files beside it: README, Deep dive):
- * 4.146 ms, 265.2 TFLOP/s, 33.25% of cuBLAS, +25.1% over step 2 (+25.7% at
- * 4096^3, +19.9% at 6000x5000x4000). */
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
+ * files beside it: README, Deep dive):
+ * 4.534 ms, 242.5 TFLOP/s, 32.00% of cuBLAS, +27.0% over step 2 (+26.2% at
+ * 4096^3, +20.1% at 6000x5000x4000). */
 typedef mm_padded<64> mma_ldmatrix_pad64_layout;

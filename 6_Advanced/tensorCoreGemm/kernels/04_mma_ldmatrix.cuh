@@ -11,11 +11,13 @@
  * 3 KiB, and the 16-byte stores of a row stay conflict-free too. It is also
  * the layout TMA writes in hardware (CU_TENSOR_MAP_SWIZZLE_128B), which steps
  * 7 to 16 rely on.
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
- * shapes, from the files beside it: README, Deep dive):
- * 4.157 ms, 264.5 TFLOP/s, 33.16% of cuBLAS: no gain over step 3 (-0.3% at
- * 8192^3 and 4096^3, 0.0% at 6000x5000x4000), whose padding had already
- * spread the reads over the banks; the 3 KiB it saves did not show. */
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
+ * files beside it: README, Deep dive):
+ * 4.457 ms, 246.7 TFLOP/s, 32.55% of cuBLAS: +1.7% over step 3 at 8192^3,
+ * no gain at the other shapes (-0.2% at 4096^3, -0.1% at 6000x5000x4000):
+ * step 3's padding had already spread the reads over the banks, and the 3 KiB
+ * this saves did not show. */
 
 /* A: 128 rows of 64 BF16 (128 bytes); B: 64 rows of 128 BF16 (256 bytes, each
  * 128-byte half swizzled alike: only the low three bits of the chunk change). */

@@ -10,10 +10,11 @@
  * registers, nvcc 13.0 -Xptxas -v).
  * Why it should help: in step 4 the loads and the math take turns, and only
  * the other resident block hides the memory latency.
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
- * shapes, from the files beside it: README, Deep dive):
- * 3.046 ms, 360.9 TFLOP/s, 45.25% of cuBLAS, +36.5% over step 4 (+37.9% at
- * 4096^3, +43.3% at 6000x5000x4000). */
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
+ * files beside it: README, Deep dive):
+ * 3.288 ms, 334.4 TFLOP/s, 44.11% of cuBLAS, +35.5% over step 4 (+35.0% at
+ * 4096^3, +40.1% at 6000x5000x4000). */
 
 /* A ring of STAGES stages. STAGES-1 K-steps are requested before the loop; in
  * step kt a thread waits until its copies for step kt have landed (at most

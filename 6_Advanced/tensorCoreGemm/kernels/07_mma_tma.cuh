@@ -17,10 +17,11 @@
  * thread, and no thread waits for its own copies any more.
  * Needs N and K multiples of 8 (a tensor map's row stride is a multiple of
  * 16 bytes): no element-wise path any more.
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
- * shapes, from the files beside it: README, Deep dive):
- * 2.523 ms, 435.9 TFLOP/s, 54.64% of cuBLAS, +28.0% over step 6 (+24.1% at
- * 4096^3, +21.9% at 6000x5000x4000). */
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
+ * files beside it: README, Deep dive):
+ * 2.690 ms, 408.7 TFLOP/s, 53.92% of cuBLAS, +25.7% over step 6 (+23.6% at
+ * 4096^3, +22.7% at 6000x5000x4000). */
 
 /* The layout TMA writes: a stage is A's box (128 rows of 128 bytes, 16 KiB),
  * then B's two boxes (64 rows of 128 bytes each, 8 KiB apart); inside a box,

@@ -13,10 +13,11 @@
  * Why it should help: Hopper's tensor cores reach their rate only through
  * wgmma; mma.sync runs on them at a fraction of it, and its operands must
  * first pass through registers (ldmatrix), 8 warps each loading its own.
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
- * shapes, from the files beside it: README, Deep dive):
- * 1.884 ms, 583.7 TFLOP/s, 73.17% of cuBLAS, +33.9% over step 7 (+42.4% at
- * 4096^3, +7.7% at 6000x5000x4000). */
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
+ * files beside it: README, Deep dive):
+ * 1.907 ms, 576.6 TFLOP/s, 76.07% of cuBLAS, +41.1% over step 7 (+46.9% at
+ * 4096^3, +9.7% at 6000x5000x4000). */
 
 /* Two warpgroups, each 64 x 128 of a 128x128 tile; thread 0 also issues the
  * TMA copies, STAGES-1 K-steps ahead. full[s] completes when stage s has its

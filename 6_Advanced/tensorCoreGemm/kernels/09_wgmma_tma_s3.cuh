@@ -10,10 +10,11 @@
  * L2 once per wave of blocks. In groups of 16 rows they cover a patch 16
  * tiles tall and about 17 wide: 16 panels of A and 17 of B, each read by
  * about 16 blocks while it is still in L2.
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
- * shapes, from the files beside it: README, Deep dive):
- * 1.748 ms, 629.1 TFLOP/s, 78.87% of cuBLAS, +7.8% over step 8; at 4096^3,
- * where A and B (32 MiB each) nearly fit in the L2, -0.9%. */
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
+ * files beside it: README, Deep dive):
+ * 1.776 ms, 619.1 TFLOP/s, 81.68% of cuBLAS, +7.4% over step 8; at 4096^3,
+ * where A and B (32 MiB each) nearly fit in the L2, -1.6%. */
 
 /* Tile order: group this many tile rows together. */
 constexpr int WG_GROUP_M = 16;

@@ -10,10 +10,11 @@
  * slowest one at every step; now only thread 0 (and with it its warp, and its
  * warpgroup at the next wgmma) waits, and only when the stage it wants to
  * refill is still being read.
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
- * shapes, from the files beside it: README, Deep dive):
- * 2.280 ms, 482.2 TFLOP/s, 60.45% of cuBLAS: 17.5% slower than step 10
- * (-15.2% at 4096^3, -0.8% at 6000x5000x4000). Why was not measured (README,
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
+ * files beside it: README, Deep dive):
+ * 2.545 ms, 431.9 TFLOP/s, 56.99% of cuBLAS: 19.8% slower than step 10
+ * (-15.7% at 4096^3, -1.7% at 6000x5000x4000). Why was not measured (README,
  * Try next: profile steps 10 to 12). */
 
 /* Barriers, per stage s and use n = t / STAGES of it (t the K-step): full[s]

@@ -12,10 +12,11 @@
  * consumer: when it waited for a stage to empty, its warpgroup stopped
  * multiplying, and when it multiplied, no copy was issued. The producer now
  * runs ahead on its own.
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
- * shapes, from the files beside it: README, Deep dive):
- * 1.757 ms, 625.7 TFLOP/s, 78.44% of cuBLAS, +29.8% over step 11 (+29.2% at
- * 4096^3, +1.2% at 6000x5000x4000). */
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
+ * files beside it: README, Deep dive):
+ * 1.846 ms, 595.5 TFLOP/s, 78.56% of cuBLAS, +37.9% over step 11 (+28.2% at
+ * 4096^3, +2.1% at 6000x5000x4000). */
 
 /* Barriers, per stage s and use n = g / STAGES of it (g counts K-steps across
  * tiles): full[s] (count 1: the producer's arrive.expect_tx, plus the bytes)

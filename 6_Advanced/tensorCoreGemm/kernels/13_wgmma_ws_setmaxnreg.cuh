@@ -8,10 +8,11 @@
  * thread has at launch. It is what lets step 15's consumers hold 128
  * accumulators (64 x 256) without spilling: a change that pays off only
  * with another, kept as its own step so that its cost or gain here is seen.
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
- * shapes, from the files beside it: README, Deep dive):
- * 1.648 ms, 667.0 TFLOP/s, 83.61% of cuBLAS, +6.6% over step 12 (+5.8% at
- * 4096^3, +0.8% at 6000x5000x4000): a gain where none was expected; not
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
+ * files beside it: README, Deep dive):
+ * 1.725 ms, 637.3 TFLOP/s, 84.08% of cuBLAS, +7.0% over step 12 (+7.0% at
+ * 4096^3, +0.6% at 6000x5000x4000): a gain where none was expected; not
  * investigated. */
 template <int BN, int STAGES, bool PERSISTENT>
 __global__ void __launch_bounds__(384, 1) gemm_wgmma_ws_setmaxnreg(const __grid_constant__ CUtensorMap tmA,

@@ -10,11 +10,12 @@
  * issued (a barrier wait, a fence, 4 descriptors) its tensor cores have
  * nothing queued; with wait_group 1 the next group is issued behind the one
  * running.
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
- * shapes, from the files beside it: README, Deep dive):
- * 1.657 ms, 663.6 TFLOP/s, 83.19% of cuBLAS: no gain (-0.5% at 8192^3, -0.6%
- * at 4096^3, +1.5% at 6000x5000x4000). Steps 11 to 14 together: +13.5% over
- * step 10 (+15.2%, +2.7%).
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
+ * files beside it: README, Deep dive):
+ * 1.702 ms, 645.8 TFLOP/s, 85.21% of cuBLAS: a small gain (+1.3% at 8192^3,
+ * +0.5% at 4096^3, +2.2% at 6000x5000x4000). Steps 11 to 14 together: +19.9%
+ * over step 10 (+16.2%, +3.2%).
  *
  * The whole kernel: warpgroup 0 is the producer: it gives most of its
  * registers away (setmaxnreg.dec to 40) and one of its threads runs ahead

@@ -7,10 +7,11 @@
  * Why it should help: each 16 KiB of A brought into shared memory now feeds
  * twice as many flops, and every wgmma does twice the work for the same
  * issue overhead.
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
- * shapes, from the files beside it: README, Deep dive):
- * 1.397 ms, 787.2 TFLOP/s, 98.69% of cuBLAS, +18.6% over step 14 (+18.2% at
- * 4096^3, +16.7% at 6000x5000x4000). */
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
+ * files beside it: README, Deep dive):
+ * 1.465 ms, 750.4 TFLOP/s, 99.00% of cuBLAS, +16.2% over step 14 (+15.4% at
+ * 4096^3, +16.3% at 6000x5000x4000). */
 struct wgmma_ws_128x256_cfg {
     static constexpr int BN = 256, STAGES = 4;
     static constexpr bool PERSISTENT = false;

@@ -7,11 +7,12 @@
  * Why it should help: the producer starts filling the next tile's stages while
  * the consumers are still storing this tile's results, and no block has to
  * start up (barrier init, tensor-map prefetch) per tile.
- * Measured (results/H200/history/3865df4/tensorCoreGemm.txt, commit 3865df4, 8192^3; the other
- * shapes, from the files beside it: README, Deep dive):
- * 1.390 ms, 791.1 TFLOP/s, 99.17% of cuBLAS, +0.5% over step 15 (+2.4% at
- * 4096^3, 96.64% of cuBLAS there): the epilogue was not a large part of the
- * time. At 6000x5000x4000 it is 5.7% slower than step 15; not investigated. */
+ * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
+ * files beside it: README, Deep dive):
+ * 1.456 ms, 755.4 TFLOP/s, 99.66% of cuBLAS, +0.7% over step 15 (+2.1% at
+ * 4096^3, 97.15% of cuBLAS there): the epilogue was not a large part of the
+ * time. At 6000x5000x4000 it is 2.7% slower than step 15; not investigated. */
 struct wgmma_ws_persistent_cfg {
     static constexpr int BN = 256, STAGES = 4;
     static constexpr bool PERSISTENT = true;
