@@ -12,8 +12,8 @@
  * elements a thread loads, so it was a small part of the time already. The
  * loads are unchanged: two elements per round, BLOCK apart.
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/history/3865df4/reduction.txt, commit 3865df4):
- * 0.2869 ms, 3743 GB/s, 83.2% of CUB (step 09: 3752 GB/s): no change,
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit cd59140):
+ * 0.2917 ms, 3681 GB/s, 83.3% of CUB (step 09: 3690 GB/s): no change,
  * as expected.
  */
 template <unsigned BLOCK, typename In, typename A>

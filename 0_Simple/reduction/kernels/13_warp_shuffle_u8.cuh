@@ -5,7 +5,7 @@
  * is short of them; step 12 is already at 99.5% of CUB, and twice the
  * accumulators cost registers, so expect little or nothing.
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/history/3865df4/reduction.txt, commit 3865df4):
- * 0.2403 ms, 4469 GB/s, 99.3% of CUB (step 12: 4477 GB/s): no change.
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit cd59140):
+ * 0.2445 ms, 4392 GB/s, 99.4% of CUB (step 12: 4388 GB/s): no change.
  */
 #define WARP_SHUFFLE_U8_LOADS 8

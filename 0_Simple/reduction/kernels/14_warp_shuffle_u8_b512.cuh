@@ -6,7 +6,7 @@
  * resident per SM. Expect no change: the block size matters to the tree and
  * the second pass, which are a small part of the time by now.
  *
- * Measured (H200, 2^28 floats; results/H200/history/3865df4/reduction.txt, commit 3865df4):
- * 0.2395 ms, 4483 GB/s, 99.6% of CUB (step 13: 4469 GB/s): no change.
+ * Measured (H200, 2^28 floats; results/H200/reduction.txt, commit cd59140):
+ * 0.2444 ms, 4394 GB/s, 99.4% of CUB (step 13: 4392 GB/s): no change.
  */
 #define WARP_SHUFFLE_U8_B512_BLOCK 512

@@ -7,9 +7,9 @@
  * bytes is warps updating the same word back to back; two sets halve that.
  *
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/history/3865df4/histogram.txt, commit 3865df4): it did not help: 3922 GB/s on
- * uniform bytes against step 08's 3946, 3939 against 3961 on equal bytes
- * (within 0.6% on every input). Same-word atomics from different warps cost
- * nothing measurable. */
+ * results/H200/histogram.txt, commit cd59140): it did not help: 3845 GB/s on
+ * uniform bytes against step 08's 3902, 3858 against 3934 on equal bytes
+ * (1.5-2.1% slower on every input). Same-word atomics from different warps
+ * cost nothing that more copies win back. */
 template <int BINS>
 constexpr auto hist_fast_r64 = hist_fast_r32<BINS, 2>;

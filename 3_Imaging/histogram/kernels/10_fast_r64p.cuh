@@ -16,9 +16,9 @@
  * Why: packing is what lets step 11 fit 128 copies; alone it costs two
  * instructions per byte and buys nothing, so this step shows its price.
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/history/3865df4/histogram.txt, commit 3865df4): 3972 GB/s on uniform bytes
- * against step 09's 3922, 3991 against 3939 on equal bytes: 1.3% faster, not
- * the price expected; why was not measured.
+ * results/H200/histogram.txt, commit cd59140): 3835 GB/s on uniform bytes
+ * against step 09's 3845 (0.3% slower), 3944 against 3858 on equal bytes
+ * (2.3% faster): not the price expected there; why was not measured.
  *
  * GROUPS: the sets of 32 lane copies; two here, as in step 09 (step 11
  * launches this kernel with four). */

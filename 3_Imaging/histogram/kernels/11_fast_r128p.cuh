@@ -11,10 +11,11 @@
  * arithmetic.
  *
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/history/3865df4/histogram.txt, commit 3865df4): 3992 GB/s on uniform bytes
- * against step 10's 3972, 4015 against 3991 on equal bytes (+0.5-0.6%), and
- * 1.2-1.6% ahead of step 08 on every input; at 64 bins 0.7-1.2% behind step
- * 08 (results/H200/history/3865df4/histogram__bins_64.txt, commit 3865df4). In the run at
+ * results/H200/histogram.txt, commit cd59140): 3867 GB/s on uniform bytes
+ * against step 10's 3835, 3952 against 3944 on equal bytes (+0.1-0.9%), and
+ * within 1.5% of step 08 (0.9% behind on uniform bytes, 0.4% ahead on
+ * equal); at 64 bins 2.2-3.4% behind step 08
+ * (results/H200/histogram__bins_64.txt, commit cd59140). In the run at
  * d4ff6ab, when steps 06 to 11 were one template kernel, it was 1-3% behind
  * steps 08 and 09 (README, "Which fast configuration wins"): differences of
  * this size decide nothing. Step 12 builds on step 08 (fast_r32). */
