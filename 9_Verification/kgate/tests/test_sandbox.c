@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -777,12 +778,21 @@ static void test_memory_fallback(void **s)
     /* file-backed pages: a file of the host's (this test's own folder, read
      * only inside) mapped and read, 96 MiB past a 16 MiB slack over a 64 MiB
      * limit killed, 48 MiB not; the reason names them. On tmpfs they would
-     * be RssShmem and prove nothing about RssFile: this folder must not be. */
+     * be RssShmem and prove nothing about RssFile: then a folder of its own
+     * under the working directory (the build's disk) instead. */
+    char fdir[PATH_MAX] = "", big_file[PATH_MAX + 16];
     struct statfs fs;
-    if (statfs(tmpdir, &fs) == 0 && fs.f_type == TMPFS_MAGIC)
-        fail_msg("%s is a tmpfs: the file-backed case needs a disk (TMPDIR)", tmpdir);
-    char big_file[600];
-    snprintf(big_file, sizeof big_file, "%s/mapped.bin", tmpdir);
+    if (statfs(tmpdir, &fs) == 0 && fs.f_type == TMPFS_MAGIC) {
+        char here[PATH_MAX];
+        assert_non_null(getcwd(here, sizeof here));
+        snprintf(fdir, sizeof fdir, "%.3000s/kgate_sbfile_XXXXXX", here);
+        assert_non_null(mkdtemp(fdir));
+        chmod(fdir, 0755);
+        assert_int_equal(statfs(fdir, &fs), 0);
+        if (fs.f_type == TMPFS_MAGIC) fail_msg("%s and %s are tmpfs: the file-backed case needs a disk", tmpdir, fdir);
+        kg_sandbox_add_ro(&fb, fdir);
+    }
+    snprintf(big_file, sizeof big_file, "%s/mapped.bin", fdir[0] ? fdir : tmpdir);
     int fd = open(big_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     assert_true(fd >= 0);
     static char chunk[1 << 20];
@@ -808,6 +818,7 @@ static void test_memory_fallback(void **s)
     assert_non_null(strstr(why, "of it file-backed or managed"));
     if (kg_now() - t0 > 4.0) fail_msg("fmap: killed only after %.1f s", kg_now() - t0);
     unlink(big_file);
+    if (fdir[0]) rmdir(fdir);
     char d[400];
     kg_sandbox_memory_desc(&fb, d, sizeof d);
     assert_non_null(strstr(d, "watches each harness's resident memory"));
