@@ -320,6 +320,12 @@ int main(int argc, char **argv)
                 for (int k = 0; k < g.torch_allow_n; k++) printf("%s %s", k ? ";" : "", g.torch_allow[k]);
                 printf(" (not held against candidates)\n");
             }
+            if (g.torch_ok && g.torch_file_kb >= 0) {
+                kg_limits hl = kg_default_limits(KG_SB_HARNESS, 1);
+                printf("# sandbox: libtorch's harness with a context: resident memory watched: peak %.0f MiB, "
+                       "file-backed pages %.0f MiB (counted past %.1f GiB)\n", (double)g.torch_mem_kb / 1024.0,
+                       (double)g.torch_file_kb / 1024.0, (double)hl.file_slack_bytes / (1024.0 * 1024.0 * 1024.0));
+            }
         }
     }
     int explain = 0;

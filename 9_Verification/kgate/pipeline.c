@@ -582,7 +582,7 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
     for (int a = 0; a < g->n_arch; a++) any |= j->arch_ok[a] == 1;
     if (!any) {
         kg_limits lim = kg_default_limits(KG_SB_COMPILE, j->is_torch ? g->o->torch_timeout : g->o->compile_timeout);
-        char end[200], first_err[300], why[300];
+        char end[256], first_err[300], why[300];
         kg_sb_ending(&rec, &lim, end, sizeof end);
         c->n_compile_errors = kg_compile_errors(log, c->path, c->compile_errors, KG_MAX_COMPILE_ERRORS);
         snprintf(first_err, sizeof first_err, "%s", c->n_compile_errors ? c->compile_errors[0] : "");
@@ -633,7 +633,7 @@ static void compose(kg_gate *g, kg_job *j, kg_cand *c, int d, kg_dev_result *r, 
                     int session_rc)
 {
     kg_sb_result *h = &j->hrec[d];
-    char viol[400] = "", all[400] = "", end[200];
+    char viol[400] = "", all[400] = "", end[256];
     kg_limits lim = kg_default_limits(KG_SB_HARNESS, g->o->timeout);
     int nv = violations(g, d, h, viol, sizeof viol);
     kg_sb_describe(h, 1, all, sizeof all);

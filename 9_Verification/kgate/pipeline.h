@@ -37,7 +37,7 @@ typedef struct {
     int n_allow;
     char allow[KG_SB_EVENTS][160];   /* what CUDA's own start-up did in the sandbox (not the candidate) */
     int harness_no_data;             /* the start-up check needed the harness without RLIMIT_DATA */
-    char ctx_line[300];
+    char ctx_line[360];
 } kg_device;
 
 typedef struct {
@@ -87,6 +87,7 @@ typedef struct {
     char torch_path_env[3200];       /* PATH=<Python's bin>:<the sandbox's PATH> (ninja, c++) */
     char torch_preload[PATH_MAX + 32];
     int torch_allow_n;
+    long torch_mem_kb, torch_file_kb;   /* no cgroup: what the watcher saw of libtorch's harness (-1: not watched) */
     char torch_allow[KG_SB_EVENTS][160];   /* libtorch's start-up in the sandbox */
     char ncu[PATH_MAX];              /* "" without Nsight Compute */
     kg_judge_main_fn judge_main;     /* the judge's code (kg_judge_main; judge.cu) */

@@ -101,6 +101,7 @@ kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s)
             if (harness_memory) l.data_bytes = harness_memory;
             l.mem_bytes = l.data_bytes;   /* every page, shared ones too (sandbox.h, memcg) */
         }
+        l.file_slack_bytes = KG_MEMWATCH_FILE_SLACK_MIB * MiB;
         l.fsize_bytes = 16 * MiB;
         l.tmp_bytes = 16 * MiB;
         l.nproc = 64;
@@ -917,8 +918,9 @@ static void monitor_main(const kg_sandbox *sb, const kg_sb_spec *s, int res_fd, 
     double next_sample = kg_now();
     while (!reaped) {
         if (watch && !killed && kg_now() >= next_sample) {
-            long kb = kg_memwatch_sample(&mw, b);
+            long kb = kg_memwatch_sample(&mw, b, (long)(s->lim.file_slack_bytes / 1024));
             r.mem_peak_kb = mw.peak_kb;
+            r.mem_file_kb = mw.file_peak_kb;
             if ((unsigned long long)kb * 1024ULL > s->lim.mem_bytes) {
                 r.mem_oom = 1;
                 kg_memwatch_kill(&mw, b);   /* bwrap then ends, reaped below */
@@ -1182,7 +1184,7 @@ int kg_sb_result_valid(const kg_sb_result *r)
     if (r->ended_early < 0 || r->ended_early > 1) return 0;
     if (r->term_signal < 0 || r->term_signal > 64) return 0;
     if (r->mem_oom < 0 || r->mem_oom > 1000 || r->mem_peak_kb < 0 || r->vm_peak_kb < 0) return 0;
-    if (r->mem_watched < 0 || r->mem_watched > 1) return 0;
+    if (r->mem_watched < 0 || r->mem_watched > 1 || r->mem_file_kb < 0) return 0;
     if (memchr(r->stub_msg, 0, sizeof r->stub_msg) == NULL) return 0;
     for (int i = 0; i < KG_SB_EVENTS; i++)
         if (memchr(r->events[i], 0, sizeof r->events[i]) == NULL) return 0;
@@ -1210,11 +1212,16 @@ void kg_sb_describe(const kg_sb_result *r, int all, char *buf, size_t len)
 void kg_sb_ending(const kg_sb_result *r, const kg_limits *lim, char *buf, size_t len)
 {
     int s = r->term_signal;
-    if (r->mem_oom > 0 && r->mem_watched)
+    if (r->mem_oom > 0 && r->mem_watched) {
+        /* what of it was file-backed or managed memory, past what its libraries may hold */
+        double slack = lim ? (double)lim->file_slack_bytes / 1024.0 : 0.0;
+        double file = (double)r->mem_file_kb > slack ? (double)r->mem_file_kb - slack : 0.0;
         snprintf(buf, len, "host memory limit (%.1f GiB resident for everything in its sandbox, shared "
-                 "pages and memfd files included, watched by the gate): killed at %.1f GiB",
+                 "pages, memfd files and file-backed or managed memory included, watched by the gate): "
+                 "killed at %.1f GiB, %.1f GiB of it file-backed or managed",
                  lim && lim->mem_bytes ? (double)lim->mem_bytes / (double)GiB : 0.0,
-                 (double)r->mem_peak_kb / (1024.0 * 1024.0));
+                 (double)r->mem_peak_kb / (1024.0 * 1024.0), file / (1024.0 * 1024.0));
+    }
     else if (r->mem_oom > 0)
         snprintf(buf, len, "host memory limit (%.1f GiB for everything in its sandbox, shared mappings "
                  "included): killed", lim && lim->mem_bytes ? (double)lim->mem_bytes / (double)GiB : 0.0);

@@ -89,6 +89,9 @@ typedef struct {
     unsigned long long mem_bytes; /* host memory of the whole sandbox (its memory cgroup; 0: none) */
     unsigned long long fsize_bytes;
     unsigned long long tmp_bytes; /* size of the private /tmp (tmpfs) */
+    unsigned long long file_slack_bytes; /* no cgroup: file-backed pages the harness's
+                                     processes may add (its libraries) before the
+                                     watcher counts them (sandbox_host.c) */
     int nofile, nproc;
 } kg_limits;
 
@@ -161,6 +164,8 @@ typedef struct {
     long mem_peak_kb;             /* the memory cgroup's peak, or the watcher's (0: not known) */
     int mem_watched;              /* no cgroup: the monitor watched the sandbox's resident memory
                                      (mem_oom 1: it killed the sandbox over the limit) */
+    long mem_file_kb;             /* watched: the most file-backed (and managed) memory its
+                                     processes held together (RssFile), slack not taken off */
     long vm_peak_kb;              /* the target's peak address space at its exit_group (VmPeak) */
     int startup_marked;           /* the target made its start-up mark */
     int n_startup;                /* events before the mark (never violations) */

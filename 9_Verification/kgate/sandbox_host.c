@@ -293,8 +293,9 @@ void kg_sandbox_memory_desc(const kg_sandbox *sb, char *buf, size_t len)
                  sb->memcg == 2 ? "memory.max" : "memory.limit_in_bytes", (double)h.mem_bytes / (double)GiB);
     else
         snprintf(buf, len, "host memory: no memory cgroup here: the gate watches each harness's resident "
-                 "memory (anonymous and shared pages, memfd files; every %d ms) and kills it over %.1f GiB; "
-                 "SysV shared memory refused", KG_MEMWATCH_MS, (double)h.mem_bytes / (double)GiB);
+                 "memory (anonymous and shared pages, memfd files, file-backed or managed memory past "
+                 "%.1f GiB; every %d ms) and kills it over %.1f GiB; SysV shared memory refused",
+                 (double)h.file_slack_bytes / (double)GiB, KG_MEMWATCH_MS, (double)h.mem_bytes / (double)GiB);
 }
 
 /* The monitor's side: a cgroup for one sandbox, before bubblewrap starts. */
@@ -432,8 +433,21 @@ double kg_tree_cpu_s(pid_t root)
  * (threads share one), RssAnon + RssShmem from /proc/PID/status (the heap,
  * private and shared anonymous mappings, mapped memfd, tmpfs and SysV
  * pages) plus the allocated size of every memfd it holds open, mapped or
- * not (a mapped one is counted twice: the error is on the safe side).
- * What it cannot see is README.md's ("Safety"). */
+ * not (a mapped one is counted twice: the error is on the safe side);
+ * and RssFile (pages of mapped files), summed over the processes, beyond
+ * KG_MEMWATCH_FILE_SLACK_MIB for all of them together. Managed memory
+ * (cudaMallocManaged) touched on the host is a mapping of /dev/nvidia-uvm:
+ * it grows RssFile, not RssAnon or RssShmem (measured on the H200:
+ * results/H200/kgate_pinned_probe.txt). The libraries a harness maps
+ * (CUDA's, libtorch's, the candidate's) are RssFile too, but a bounded
+ * amount: the slack. All of it is counted, from the first page: a base
+ * taken when a process is first seen would miss what it mapped before the
+ * watcher's first look (a small program maps 48 MiB in less than one
+ * sample). A fork counts its parent's libraries again: on the safe side,
+ * and no honest candidate forks. Parsing /proc/PID/smaps for the uvm
+ * mappings alone would need no slack but reads every mapping of the
+ * process (thousands for libtorch's) where status is one read. What it
+ * cannot see is README.md's ("Safety"). */
 
 static long long status_kb(const char *buf, const char *key)
 {
@@ -475,7 +489,7 @@ static int tree_scan(pid_t root, int *out, int max)
     return k;
 }
 
-static long long process_kb(int pid)
+static long long process_kb(int pid, long *file_kb)
 {
     char p[64], buf[4096];
     snprintf(p, sizeof p, "/proc/%d/status", pid);
@@ -486,6 +500,7 @@ static long long process_kb(int pid)
     if (g <= 0) return -1;
     buf[g] = 0;
     long long kb = status_kb(buf, "RssAnon:") + status_kb(buf, "RssShmem:");
+    *file_kb = (long)status_kb(buf, "RssFile:");
     /* memfd files it holds open, mapped or not */
     snprintf(p, sizeof p, "/proc/%d/fd", pid);
     DIR *d = opendir(p);
@@ -510,7 +525,7 @@ void kg_memwatch_expect(kg_memwatch *w, int n)
     w->rescan = n > 0 ? KG_MEMWATCH_ARMED : (w->rescan > 1 ? w->rescan : 1);
 }
 
-long kg_memwatch_sample(kg_memwatch *w, pid_t root)
+long kg_memwatch_sample(kg_memwatch *w, pid_t root, long file_slack_kb)
 {
     if (w->rescan > 0 || w->n == 0 || ++w->tick % KG_MEMWATCH_RESCAN == 0) {
         int old[KG_MEMWATCH_MAXP], n_old = w->n;
@@ -525,15 +540,19 @@ long kg_memwatch_sample(kg_memwatch *w, pid_t root)
         w->expected = w->expected > fresh ? w->expected - fresh : 0;
         if (w->rescan > 0) w->rescan = w->expected > 0 ? w->rescan - 1 : 0;
     }
-    long long total = 0;
+    long long total = 0, file_kb = 0;
     int k = 0;
     for (int i = 0; i < w->n; i++) {
-        long long kb = process_kb(w->pid[i]);
+        long file = 0;
+        long long kb = process_kb(w->pid[i], &file);
         if (kb < 0) continue;   /* gone */
         total += kb;
+        file_kb += file;
         w->pid[k++] = w->pid[i];
     }
     w->n = k;
+    if (file_kb > w->file_peak_kb) w->file_peak_kb = (long)file_kb;
+    if (file_kb > file_slack_kb) total += file_kb - file_slack_kb;
     if (total > w->peak_kb) w->peak_kb = (long)total;
     return (long)total;
 }

@@ -39,13 +39,19 @@ double kg_tree_cpu_s(pid_t root);
 #define KG_MEMWATCH_RESCAN 20
 #define KG_MEMWATCH_ARMED 100
 #define KG_MEMWATCH_MAXP 256
+/* File-backed pages (RssFile) that the sandbox's processes may hold, all
+ * together, before the watcher counts them: the libraries a harness maps
+ * (CUDA's, libtorch's, the candidate's). Managed memory touched on the
+ * host shows there too (sandbox_host.c). */
+#define KG_MEMWATCH_FILE_SLACK_MIB 2048ULL
 typedef struct {
     int n, rescan, expected;
     unsigned tick;
     int pid[KG_MEMWATCH_MAXP];
-    long peak_kb;
+    long peak_kb, file_peak_kb;   /* the most counted; the most RssFile (all processes), slack not taken off */
 } kg_memwatch;
-long kg_memwatch_sample(kg_memwatch *w, pid_t root);
+/* file_slack_kb: of the processes' file-backed growth, what is not counted. */
+long kg_memwatch_sample(kg_memwatch *w, pid_t root, long file_slack_kb);
 /* n processes are being created (0: look at the list again once): the
  * next samples walk /proc until as many new ones are found, or for
  * KG_MEMWATCH_ARMED samples (a creation that failed). */

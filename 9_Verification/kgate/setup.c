@@ -100,7 +100,12 @@ int harness_selftest(kg_gate *g, int d, const char *preload, char allow[][160], 
             if (rec.mem_watched)   /* no cgroup: what the gate's watcher saw of a harness with a context */
                 snprintf(g->dev[d].ctx_line + strlen(g->dev[d].ctx_line),
                          sizeof g->dev[d].ctx_line - strlen(g->dev[d].ctx_line),
-                         "; resident memory watched: peak %.0f MiB", (double)rec.mem_peak_kb / 1024.0);
+                         "; resident memory watched: peak %.0f MiB, file-backed pages %.0f MiB",
+                         (double)rec.mem_peak_kb / 1024.0, (double)rec.mem_file_kb / 1024.0);
+        }
+        if (preload) {   /* libtorch's harness, no candidate: what the watcher saw (main.c prints it) */
+            g->torch_mem_kb = rec.mem_watched ? rec.mem_peak_kb : -1;
+            g->torch_file_kb = rec.mem_watched ? rec.mem_file_kb : -1;
         }
         char *pl = log && preload ? strstr(log, "kgate-harness: preload") : NULL;
         if (pl && rc == 0) {

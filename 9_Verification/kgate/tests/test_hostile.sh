@@ -309,7 +309,7 @@ done
 memory_stopped() {   # $1 = report, $2 = mode name, $3 = cgroup|watch
     local f line want
     want="memory: over its host memory limit (1.0 GiB for everything"
-    [ "$3" = watch ] && want="memory: over its host memory limit (1.0 GiB resident for everything in its sandbox, shared pages and memfd files included, watched by the gate): killed at"
+    [ "$3" = watch ] && want="memory: over its host memory limit (1.0 GiB resident for everything in its sandbox, shared pages, memfd files and file-backed or managed memory included, watched by the gate): killed at"
     for f in hostile_shared_mmap.cu hostile_memfd_hold.cu; do
         line=$(grep -A1 -E "^[A-Z0-9-]+ +$f " "$1" | tail -1)
         if [[ $line == *"$want"* ]]; then ok

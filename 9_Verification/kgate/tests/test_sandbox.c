@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,9 +21,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/magic.h>
 #include <netinet/in.h>
 #include <cmocka.h>
 
@@ -36,7 +39,7 @@ static char opt_dir[256], opt_secret[64];   /* a file under /opt the sandboxes m
 /* The helper: one harm per mode. */
 static const char *helper_src =
     "#define _GNU_SOURCE\n"
-    "#include <arpa/inet.h>\n#include <dirent.h>\n#include <netinet/in.h>\n#include <signal.h>\n#include <stdio.h>\n"
+    "#include <arpa/inet.h>\n#include <dirent.h>\n#include <fcntl.h>\n#include <netinet/in.h>\n#include <signal.h>\n#include <stdio.h>\n"
     "#include <stdlib.h>\n#include <string.h>\n#include <sys/mman.h>\n#include <sys/shm.h>\n#include <sys/socket.h>\n"
     "#include <sys/wait.h>\n#include <unistd.h>\n"
     "static void show(const char *k, const char *path) { char b[256] = \"\"; FILE *f = fopen(path, \"r\");\n"
@@ -55,6 +58,11 @@ static const char *helper_src =
     "      if (p == MAP_FAILED) return 3; close(fd); for (size_t i = 0; i < 8 << 20; i += 4096) p[i] = 1; } if (hold) sleep(5); return 0; }\n"
     "  if (!strcmp(m, \"memfd_fd\")) { for (size_t k = 0; k < mb / 8; k++) { int fd = memfd_create(\"x\", 0);\n"
     "      if (fd < 0 || fallocate(fd, 0, 0, 8 << 20)) return 3; } sleep(5); return 0; }\n"
+    /* fmap FILE MB: MB of a file of the host (not tmpfs) mapped and every page read, held 5 s:
+     * file-backed pages (RssFile), as managed memory touched on the host shows */
+    "  if (!strcmp(m, \"fmap\")) { size_t n = (size_t)atol(argv[3]) << 20; int fd = open(argv[2], O_RDONLY);\n"
+    "    char *p = fd < 0 ? MAP_FAILED : mmap(0, n, PROT_READ, MAP_SHARED, fd, 0); if (p == MAP_FAILED) return 3;\n"
+    "    volatile char sum = 0; for (size_t i = 0; i < n; i += 4096) sum += p[i]; sleep(5); return sum == 7 ? 4 : 0; }\n"
     /* kids MB: four orphaned grandchildren (double fork, setsid), MB/4 shared pages each, held 5 s */
     "  if (!strcmp(m, \"kids\")) { for (int k = 0; k < 4; k++) if (fork() == 0) { if (fork() == 0) { setsid();\n"
     "        char *p = mmap(0, (mb / 4) << 20, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);\n"
@@ -767,9 +775,54 @@ static void test_memory_fallback(void **s)
         /* killed while it held the memory, not after its 5 s */
         if (kg_now() - t0 > 4.0) fail_msg("%s: killed only after %.1f s", modes[m], kg_now() - t0);
     }
+    /* file-backed pages: a file of the host's (this test's own folder, read
+     * only inside) mapped and read, 96 MiB past a 16 MiB slack over a 64 MiB
+     * limit killed, 48 MiB not; the reason names them. On tmpfs they would
+     * be RssShmem and prove nothing about RssFile: then a folder of its own
+     * under the working directory (the build's disk) instead. */
+    char fdir[PATH_MAX] = "", big_file[PATH_MAX + 16];
+    struct statfs fs;
+    if (statfs(tmpdir, &fs) == 0 && fs.f_type == TMPFS_MAGIC) {
+        char here[PATH_MAX];
+        assert_non_null(getcwd(here, sizeof here));
+        snprintf(fdir, sizeof fdir, "%.3000s/kgate_sbfile_XXXXXX", here);
+        assert_non_null(mkdtemp(fdir));
+        chmod(fdir, 0755);
+        assert_int_equal(statfs(fdir, &fs), 0);
+        if (fs.f_type == TMPFS_MAGIC) fail_msg("%s and %s are tmpfs: the file-backed case needs a disk", tmpdir, fdir);
+        kg_sandbox_add_ro(&fb, fdir);
+    }
+    snprintf(big_file, sizeof big_file, "%s/mapped.bin", fdir[0] ? fdir : tmpdir);
+    int fd = open(big_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    assert_true(fd >= 0);
+    static char chunk[1 << 20];
+    memset(chunk, 1, sizeof chunk);
+    for (int i = 0; i < 96; i++) assert_int_equal(write(fd, chunk, sizeof chunk), (ssize_t)sizeof chunk);
+    close(fd);
+    lim.file_slack_bytes = 16ULL << 20;
+    const char *fsmall[] = {"fmap", big_file, "48", NULL};
+    run(KG_SB_HARNESS, fsmall, &lim, 20, -1, &r);
+    if (r.exit_code != 0 || r.mem_oom) dump(&r);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(r.mem_oom, 0);
+    if (r.mem_file_kb < 48 * 1024) fail_msg("file-backed pages seen: %ld KiB", r.mem_file_kb);
+    const char *fbig[] = {"fmap", big_file, "96", NULL};
+    double t0 = kg_now();
+    run(KG_SB_HARNESS, fbig, &lim, 20, -1, &r);
+    kg_sb_ending(&r, &lim, why, sizeof why);
+    if (r.mem_oom != 1 || r.term_signal != SIGKILL) {
+        dump(&r);
+        fail_msg("fmap 96 MiB past a 16 MiB slack over a 64 MiB limit, no cgroup: %s (exit %d)", why, r.exit_code);
+    }
+    assert_non_null(strstr(why, "watched by the gate): killed at"));
+    assert_non_null(strstr(why, "of it file-backed or managed"));
+    if (kg_now() - t0 > 4.0) fail_msg("fmap: killed only after %.1f s", kg_now() - t0);
+    unlink(big_file);
+    if (fdir[0]) rmdir(fdir);
     char d[400];
     kg_sandbox_memory_desc(&fb, d, sizeof d);
     assert_non_null(strstr(d, "watches each harness's resident memory"));
+    assert_non_null(strstr(d, "file-backed or managed memory past"));
     cur = &sb;
 }
 
