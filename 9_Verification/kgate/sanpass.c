@@ -1,0 +1,172 @@
+/* sanpass.c: the sanitizer pass's command line and its judging (sanpass.h).
+ * Reading the report is the sanitize harness's (sz_report.c); here is only
+ * what the gate makes of it: a verdict, a reason naming the tool, the kind
+ * and the candidate's file:line, and a hint. */
+#include "sanpass.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dynamic.h"
+
+int kg_san_mode_parse(const char *s)
+{
+    if (!s) return -1;
+    if (!strcmp(s, "none")) return KG_SAN_NONE;
+    if (!strcmp(s, "fast")) return KG_SAN_FAST;
+    if (!strcmp(s, "all")) return KG_SAN_ALL;
+    return -1;
+}
+
+const char *kg_san_mode_name(int mode)
+{
+    return mode == KG_SAN_FAST ? "fast" : mode == KG_SAN_ALL ? "all" : "none";
+}
+
+int kg_san_mode_tools(int mode, int *tools)
+{
+    int n = 0;
+    if (mode == KG_SAN_FAST || mode == KG_SAN_ALL) {
+        tools[n++] = SZ_MEMCHECK;
+        tools[n++] = SZ_RACECHECK;
+    }
+    if (mode == KG_SAN_ALL) {
+        tools[n++] = SZ_INITCHECK;
+        tools[n++] = SZ_SYNCCHECK;
+    }
+    return n;
+}
+
+/* One hint per kind family; the kinds are sz_report.c's (sz_known_kinds). */
+const char *kg_san_hint(const char *kind)
+{
+    if (!kind) kind = "";
+    if (!strncmp(kind, "oob-", 4) && strstr(kind, "-read"))
+        return "a thread reads past the end of a buffer: guard every load with the index test "
+               "(i < n), the tail and halo loads of a tile too";
+    if (!strncmp(kind, "oob-", 4) && strstr(kind, "-write"))
+        return "a thread writes past the end of a buffer: guard every store with the index test "
+               "(i < n), and size shared arrays for the whole block";
+    if (!strncmp(kind, "oob-", 4))
+        return "an access (or atomic) outside an allocation: check the index and the size "
+               "each buffer was allocated with";
+    if (!strncmp(kind, "misaligned-", 11))
+        return "a misaligned access: a vector load (float4, ...) or a cast needs an address "
+               "aligned to its size; fall back to scalar loads for the tail";
+    if (!strcmp(kind, "hardware-exception"))
+        return "the kernel faulted on the device: look for an out-of-range index or a bad "
+               "pointer at the line named";
+    if (!strcmp(kind, "leak"))
+        return "device memory was not freed: every cudaMalloc in launch needs its cudaFree, "
+               "every device malloc its free, on every return path";
+    if (!strcmp(kind, "shared-race"))
+        return "two threads touch the same shared memory without a barrier between: put "
+               "__syncthreads() after writing a tile and before it is overwritten";
+    if (!strcmp(kind, "uninit-global-read") || !strcmp(kind, "uninit-api"))
+        return "memory is read before anything wrote it: write every element you read "
+               "(the tail too), or guard the read";
+    if (!strcmp(kind, "unused-memory"))
+        return "an allocation was never used: allocate only what the kernel touches";
+    if (!strcmp(kind, "barrier-error"))
+        return "not every thread reaches the barrier: keep __syncthreads() outside branches "
+               "that depend on the thread; guard the work, not the barrier";
+    if (!strcmp(kind, "stack-overflow"))
+        return "a thread's stack overflowed: shrink per-thread arrays or remove recursion";
+    if (!strcmp(kind, "api-error"))
+        return "a CUDA call failed under the sanitizer: check every call's status and its "
+               "arguments";
+    return "read compute-sanitizer's report of this run for the details";
+}
+
+int kg_san_argv(const char *sanitizer, int tool, const char *xml, int port,
+                const char *const *target, const char **argv, int max, char *num)
+{
+    /* num holds "86\0<port>\0" */
+    int a = snprintf(num, 16, "%d", SZ_ERROR_EXITCODE) + 1;
+    snprintf(num + a, 16, "%d", port);
+    const char *fixed[] = {sanitizer, "--tool", sz_tool_name(tool), "--error-exitcode", num,
+                           "--print-limit", "0", "--xml", "--save", xml, "--port", num + a,
+                           "--max-connections", "10", "--launch-timeout", "60"};
+    int n = 0, nt = 0;
+    while (target[nt]) nt++;
+    int need = (int)(sizeof fixed / sizeof fixed[0]) + 4 + nt + 1;
+    if (need > max) return -1;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) argv[n++] = fixed[i];
+    if (tool == SZ_MEMCHECK) {
+        argv[n++] = "--leak-check";
+        argv[n++] = "full";
+        /* end only the faulting kernel: the harness goes on and frees its
+         * memory, so one bad read does not also read as leaks */
+        argv[n++] = "--destroy-on-device-error";
+        argv[n++] = "kernel";
+    } else if (tool == SZ_RACECHECK) {
+        argv[n++] = "--racecheck-report";
+        argv[n++] = "all";
+    }
+    for (int i = 0; i < nt; i++) argv[n++] = target[i];
+    argv[n] = NULL;
+    return n;
+}
+
+/* The location to name: the first of d's frames in the candidate's file,
+ * else the first frame. */
+static void where_of(const sz_detection *d, const char *display, char *buf, size_t len)
+{
+    for (int i = 0; display && *display && i < d->n_locs; i++) {
+        const char *f = d->locs[i].file;
+        if (sz_same_file(f, display) || sz_same_file(f, "cand.cu")) {
+            snprintf(buf, len, "%s:%d", display, d->locs[i].line);
+            return;
+        }
+    }
+    sz_detection_where(d, buf, len);
+}
+
+void kg_san_judge(int tool, int exit_code, int timed_out, const char *xml_path,
+                  size_t max_report, const char *display, kg_san_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->tool = tool;
+    r->verdict = KG_V_L2;
+    const char *tn = sz_tool_name(tool);
+    if (timed_out) {
+        snprintf(r->reason, sizeof r->reason, "%s: the run under the sanitizer did not finish in "
+                 "time", tn);
+        snprintf(r->hint, sizeof r->hint, "%s", "the small shapes must finish under "
+                 "compute-sanitizer too: look for a loop that depends on timing or on a race");
+        return;
+    }
+    sz_found found = {0};
+    char err[256] = "";
+    if (sz_report_read_file_limited(xml_path, max_report ? max_report : SZ_DEFAULT_MAX_REPORT, 0,
+                                    &found, err, sizeof err) != 0) {
+        snprintf(r->reason, sizeof r->reason, "%s: its report could not be read (%s; exit %d)",
+                 tn, err, exit_code);
+        snprintf(r->hint, sizeof r->hint, "%s", kg_san_hint(""));
+        sz_found_free(&found);
+        return;
+    }
+    r->n_findings = found.n;
+    if (found.n > 0) {
+        const sz_detection *d = &found.d[0];
+        snprintf(r->kind, sizeof r->kind, "%s", d->kind);
+        where_of(d, display, r->where, sizeof r->where);
+        char more[48] = "";
+        if (found.n > 1) snprintf(more, sizeof more, " (and %d more)", found.n - 1);
+        snprintf(r->reason, sizeof r->reason, "%s: %s at %s [%s]%s", tn,
+                 d->text[0] ? d->text : d->kind, r->where, d->kind, more);
+        snprintf(r->hint, sizeof r->hint, "%s", kg_san_hint(d->kind));
+    } else if (exit_code != 0) {
+        /* the tool's own status: errors counted, or the run failed */
+        if (exit_code == SZ_ERROR_EXITCODE)
+            snprintf(r->reason, sizeof r->reason, "%s: the tool reported errors that its report "
+                     "does not name (exit %d)", tn, exit_code);
+        else
+            snprintf(r->reason, sizeof r->reason, "%s: the run under the sanitizer failed "
+                     "(exit %d)", tn, exit_code);
+        snprintf(r->hint, sizeof r->hint, "%s", kg_san_hint(""));
+    } else {
+        r->verdict = KG_V_PASS;
+    }
+    sz_found_free(&found);
+}

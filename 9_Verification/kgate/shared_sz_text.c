@@ -1,0 +1,4 @@
+/* shared_sz_text.c: the sanitize harness's sz_text.c, compiled into the gate unchanged, so that
+ * the gate reads compute-sanitizer's reports with the harness's own code
+ * (sanpass.c). One source, two programs: fix it in 9_Verification/sanitize. */
+#include "../sanitize/sz_text.c"
