@@ -24,6 +24,7 @@
 #include "kg_report.h"
 #include "kgate_static.h"
 #include "ncu.h"
+#include "sanpass.h"
 #include "proto.h"
 #include "rules.h"
 #include "sandbox.h"
@@ -77,6 +78,10 @@ void usage(FILE *f)
             "                     --explain-budget=S seconds for all the profiles of a run, a profile\n"
             "                     under way stopped when they run out (default 90: the run ends at most\n"
             "                     90 s after its last verdict)\n"
+            "  --sanitize=MODE    run each candidate that passed once more on the small shapes under\n"
+            "                     compute-sanitizer, in its sandbox; a finding is L2: none (the\n"
+            "                     default), fast (memcheck with leak checking, racecheck) or all\n"
+            "                     (also initcheck, synccheck); --compute-sanitizer=PATH the tool\n"
             "  --no-sandbox       run the scan, compiler and candidates WITHOUT the sandbox (UNSAFE:\n"
             "                     only on a machine where bubblewrap cannot work, for code you trust)\n"
             "  -h, --help\n"
@@ -151,7 +156,7 @@ int parse_args(int argc, char **argv, kg_opts *o)
     static const char *valued[] = {"task", "labels", "json", "feedback", "policy", "work", "nvcc", "python",
                                    "ncu", "arch", "jobs", "device", "devices", "seed", "timeout",
                                    "scan-timeout", "compile-timeout", "torch-timeout", "explain-budget",
-                                   "memory"};
+                                   "memory", "sanitize", "compute-sanitizer"};
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
         if (only_paths || a[0] != '-' || a[1] == 0) { o->paths[o->n_paths++] = a; continue; }
@@ -213,6 +218,11 @@ int parse_args(int argc, char **argv, kg_opts *o)
         else if (!strcmp(name, "nvcc")) o->nvcc = val;
         else if (!strcmp(name, "python")) o->python = val;
         else if (!strcmp(name, "ncu")) o->ncu = val;
+        else if (!strcmp(name, "compute-sanitizer")) o->sanitizer = val;
+        else if (!strcmp(name, "sanitize")) {
+            o->sanitize = kg_san_mode_parse(val);
+            if (o->sanitize < 0) { bad_arg("--sanitize=%s: expected none, fast or all", val); return -1; }
+        }
         else if (!strcmp(name, "policy")) {
             o->policy = kg_policy_parse(val);
             if (o->policy < 0) { bad_arg("--policy=%s: expected default, published, strict or lenient", val); return -1; }

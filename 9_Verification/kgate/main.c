@@ -70,6 +70,8 @@
 #include "candidates.h"
 #include "cli.h"
 #include "explain.h"
+#include "sanitize_run.h"
+#include "sanpass.h"
 #include "pipeline.h"
 #include "setup.h"
 
@@ -343,6 +345,21 @@ int main(int argc, char **argv)
         } else {
             printf("# explain: no ncu found: L4 verdicts are not profiled%s\n", o.explain == 1 ? " (--explain)" : "");
         }
+    }
+    char sanitizer[PATH_MAX] = "";
+    if (o.mode == MODE_FULL && o.sanitize != KG_SAN_NONE) {
+        if (find_sanitizer(&g, sanitizer, sizeof sanitizer) != 0)
+            return bad_arg("--sanitize: no compute-sanitizer at %s (give it with --compute-sanitizer=PATH)",
+                           sanitizer);
+        char real[PATH_MAX];
+        if (real_path_into(sanitizer, real, sizeof real) == 0) {
+            char *sl = strrchr(real, '/');
+            if (sl) *sl = 0;
+            kg_sandbox_add_ro(&sb, real);
+        }
+        printf("# sanitize: each PASS runs its small shapes under %s (%s)\n", sanitizer,
+               o.sanitize == KG_SAN_ALL ? "memcheck with leak checking, racecheck, initcheck, synccheck"
+                                        : "memcheck with leak checking, racecheck");
     }
     fflush(stdout);
 
@@ -669,7 +686,8 @@ int main(int argc, char **argv)
             j->source = NULL;
             if (j->slot >= 0) slot_used[j->slot] = 0;
             j->slot = -1;
-            int keep_for_explain = explain && c->verdict == KG_V_L4;
+            int keep_for_explain = (explain && c->verdict == KG_V_L4) ||
+                                   (sanitizer[0] && c->verdict == KG_V_PASS);
             if (!o.keep && !o.work && j->dir[0] && !keep_for_explain) {
                 remove_tree(j->dir, 0);
                 unlink(j->log);
@@ -685,6 +703,8 @@ int main(int argc, char **argv)
                "or teardown, %.2f s in all\n", quiesce_waits, quiesce_wait_s);
 
     /* ---- L4 verdicts explained (after every verdict: they do not wait for it) ---- */
+    /* ---- PASS verdicts under compute-sanitizer (a finding: L2) ---- */
+    if (sanitizer[0]) sanitize_passed(&g, cands, jobs, n, sanitizer);
     if (explain) explain_l4(&g, cands, jobs, n);
     if (own_work && !o.keep) rmdir(workdir);
 

@@ -47,7 +47,7 @@ typedef struct {
     int n_findings;       /* distinct detections in the report */
     char kind[48];        /* the first finding's kind ("" if none) */
     char where[300];      /* its file:line, the candidate's own when one is given */
-    char reason[512];     /* "memcheck: Invalid __global__ read ... at cand.cu:17 [oob-global-read]" */
+    char reason[768];     /* "memcheck: Invalid __global__ read ... at cand.cu:17 [oob-global-read]" */
     char hint[256];
 } kg_san_result;
 

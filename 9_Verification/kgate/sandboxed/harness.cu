@@ -13,6 +13,7 @@
  *
  *   kgate-harness --device=N [--so=PATH] [--dry] [--preload=LIB]
  *   kgate-harness --device=N --so=PATH --explain=TASK [--seed=S]
+ *   kgate-harness --device=N --so=PATH --sanitize=TASK [--seed=S]
  *
  * --dry (no GPU, sandbox tests): no CUDA context; LOAD, then DRY calls the
  * candidate's launch() once with null pointers.
@@ -22,6 +23,9 @@
  * --explain (an L4 verdict's Nsight Compute run, under ncu in the sandbox):
  * no judge; fill the task's mid-size inputs, call the candidate once to warm
  * up, then once inside the NVTX range "kgate_cand", and exit.
+ * --sanitize (the gate's sanitizer pass, under compute-sanitizer in the
+ * sandbox): no judge; call the candidate once on each small shape, free
+ * everything, and exit.
  *
  * A PyTorch candidate's shared object carries the gate's adapter, which
  * exports kgate_adapter_error (the text of an exception the candidate
@@ -385,6 +389,40 @@ static int explain(int task, unsigned long long seed)
     return e == cudaSuccess ? 0 : 1;
 }
 
+/* --sanitize=TASK: the candidate once on each small shape, for the gate's
+ * sanitizer pass (sanpass.h), run under compute-sanitizer. Everything the
+ * harness allocates is freed before it returns, so memcheck's leak check
+ * sees only the candidate's own leaks. The outputs were checked already;
+ * here only what the sanitizer sees counts. */
+static int sanitize_run(int task, unsigned long long seed)
+{
+    const kg_task *t = kg_task_at(task);
+    if (!t || !H.ctx_ok) { fprintf(stderr, "kgate-harness: sanitize: no task or no context\n"); return 2; }
+    void *h = dlopen(H.so, RTLD_NOW | RTLD_LOCAL);
+    H.fn = h ? dlsym(h, "launch") : NULL;
+    if (!H.fn) { fprintf(stderr, "kgate-harness: sanitize: %s\n", dlerror()); return 2; }
+    int bad = 0;
+    for (int k = 0; k < t->n_small; k++) {
+        kg_shape sh = t->small[k];
+        kg_sizes z = kg_task_sizes(t, sh);
+        void *in0 = NULL, *in1 = NULL, *out = NULL;
+        if (cudaMalloc(&in0, z.in0 * z.in_elem) != cudaSuccess || (z.in1 && cudaMalloc(&in1, z.in1 * z.in_elem) != cudaSuccess) ||
+            cudaMalloc(&out, z.out * z.out_elem + KG_GUARD) != cudaSuccess) {
+            cudaFree(in0); cudaFree(in1); cudaFree(out);
+            return 2;
+        }
+        kg_fill_pools(t, sh, in0, z.in0, in1, z.in1, seed + (unsigned long long)k, H.sm * 8, H.st);
+        cand_call(t, sh, in0, in1, out, H.st);
+        cudaError_t e = cudaStreamSynchronize(H.st);
+        if (e != cudaSuccess) bad = 1;
+        fprintf(stderr, "kgate-harness: sanitize %s shape %d: %s\n", t->name, k, cudaGetErrorName(e));
+        cudaFree(in0); cudaFree(in1); cudaFree(out);
+    }
+    cudaStreamDestroy(H.st);
+    cudaDeviceSynchronize();
+    return bad;
+}
+
 /* seconds on the monotonic clock (the start-up's length, for the gate's header) */
 static double mono_s(void)
 {
@@ -397,7 +435,7 @@ int main(int argc, char **argv)
 {
     H.so = "/scratch/cand.so";
     const char *preload = NULL;
-    int explain_task = -1;
+    int explain_task = -1, sanitize_task = -1;
     unsigned long long seed = 2026;
     for (int i = 1; i < argc; i++) {
         if (!strncmp(argv[i], "--device=", 9)) H.device = atoi(argv[i] + 9);
@@ -405,11 +443,13 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--dry")) H.dry = 1;
         else if (!strncmp(argv[i], "--preload=", 10)) preload = argv[i] + 10;
         else if (!strncmp(argv[i], "--explain=", 10)) explain_task = atoi(argv[i] + 10);
+        else if (!strncmp(argv[i], "--sanitize=", 11)) sanitize_task = atoi(argv[i] + 11);
         else if (!strncmp(argv[i], "--seed=", 7)) seed = strtoull(argv[i] + 7, NULL, 10);
         else { fprintf(stderr, "kgate-harness: unknown argument %s\n", argv[i]); return 2; }
     }
     struct stat st;
-    if (explain_task < 0) {
+    if (sanitize_task >= 0) explain_task = -2;   /* standalone too: no shared memory */
+    if (explain_task == -1) {
         if (fstat(KG_FD_SHM, &st) != 0 || st.st_size <= 0) {
             fprintf(stderr, "kgate-harness: no shared memory on fd %d\n", KG_FD_SHM);
             return 2;
@@ -456,6 +496,7 @@ int main(int argc, char **argv)
     if (preload && !dlopen(preload, RTLD_NOW | RTLD_GLOBAL))
         fprintf(stderr, "kgate-harness: preload %s: %s\n", preload, dlerror());
     if (explain_task >= 0) return explain(explain_task, seed);
+    if (sanitize_task >= 0) return sanitize_run(sanitize_task, seed);
     for (;;) {
         kg_cmd c;
         int fd = -1;

@@ -1,0 +1,142 @@
+/* kgate's sanitizer pass in the gate (see sanitize_run.h). compute-sanitizer
+ * runs inside the harness's sandbox with the harness as its target: the
+ * candidate's code never runs outside it, and the tool's rendezvous (an
+ * abstract Unix socket between the tool and its target) stays inside the
+ * sandbox's own network namespace. The report is saved in the scratch
+ * folder and judged by sanpass.c with the sanitize harness's reader. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "candidates.h"
+#include "dynamic.h"
+#include "kg_report.h"
+#include "sandbox.h"
+#include "sanitize_run.h"
+#include "sanpass.h"
+#include "tasks.h"
+
+/* Seconds one tool's run may take: the sanitizer slows a kernel down by
+ * 10-100x and starts slowly itself. */
+#define SAN_TIMEOUT_S 120
+
+int find_sanitizer(kg_gate *g, char *path, size_t len)
+{
+    if (g->o->sanitizer) {
+        snprintf(path, len, "%s", g->o->sanitizer);
+        return access(path, X_OK) == 0 ? 0 : -1;
+    }
+    snprintf(path, len, "%s/bin/compute-sanitizer", g->cuda_home);
+    return access(path, X_OK) == 0 ? 0 : -1;
+}
+
+/* One tool on candidate c: 0 clean, 1 stopped (c's verdict and reason set). */
+static int run_tool(kg_gate *g, kg_cand *c, kg_job *j, int task, int tool, const char *sanitizer)
+{
+    char prog[PATH_MAX + 32], dv[32], so[PATH_MAX + 64], sz[48], sd[48];
+    snprintf(prog, sizeof prog, "%s/kgate-harness", g->libexec);
+    snprintf(dv, sizeof dv, "--device=%d", g->dev[0].index);
+    int ai = arch_of_device(g, 0);
+    snprintf(so, sizeof so, "--so=%s/%s", g->sb->enabled ? "/scratch" : j->dir,
+             ai >= 0 ? j->so_name[ai] : "cand.so");
+    snprintf(sz, sizeof sz, "--sanitize=%d", task);
+    snprintf(sd, sizeof sd, "--seed=%llu", g->o->seed + 91);
+    const char *target[] = {prog, dv, so, sz, sd, NULL};
+    char xml_in[PATH_MAX + 64], xml_out[PATH_MAX + 64], num[32];
+    snprintf(xml_in, sizeof xml_in, "%s/kgate-san.%s.xml", g->sb->enabled ? "/scratch" : j->dir,
+             sz_tool_name(tool));
+    snprintf(xml_out, sizeof xml_out, "%s/kgate-san.%s.xml", j->dir, sz_tool_name(tool));
+    unlink(xml_out);
+    const char *argv[48];
+    if (kg_san_argv(sanitizer, tool, xml_in, 49162, target, argv, 48, num) < 0) return 0;
+    char logp[1300];
+    snprintf(logp, sizeof logp, "%s.san.txt", j->dir);
+    int lf = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    kg_sb_spec s;
+    memset(&s, 0, sizeof s);
+    s.kind = KG_SB_HARNESS;   /* the candidate's code runs: the harness's sandbox, the tool inside it */
+    s.scratch = j->dir;
+    s.argv = argv;
+    s.out_fd = lf;
+    s.slot = j->slot >= 0 ? j->slot : 0;
+    s.lim = kg_default_limits(KG_SB_HARNESS, SAN_TIMEOUT_S);
+    s.lim.tmp_bytes = 512ull << 20;     /* the tool's own files */
+    s.lim.fsize_bytes = 256ull << 20;
+    s.lim.data_bytes = 0;               /* the tool maps far more than the harness */
+    kg_sb_proc p;
+    int rc = kg_sb_spawn(g->sb, &s, &p);
+    if (lf >= 0) close(lf);
+    kg_san_result r;
+    if (rc != 0) {
+        memset(&r, 0, sizeof r);
+        r.verdict = KG_V_L2;
+        snprintf(r.reason, sizeof r.reason, "%s: cannot start compute-sanitizer in the sandbox",
+                 sz_tool_name(tool));
+    } else {
+        kg_sb_result rec;
+        double t_end = kg_now() + SAN_TIMEOUT_S;
+        kg_sb_wait(&p, t_end, &rec);
+        int timed_out = kg_now() >= t_end;
+        int code = rec.exit_code;
+        kg_san_judge(tool, code, timed_out, xml_out, 0, c->name, &r);
+    }
+    unlink(logp);
+    if (r.verdict == KG_V_PASS) return 0;
+    c->verdict = KG_V_L2;
+    for (int k = 0; k < c->n_dev; k++) c->dev[k].verdict = KG_V_L2;
+    snprintf(c->reason, sizeof c->reason, "%.240s; fix: %.150s", r.reason, r.hint);
+    return 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void sanitize_passed(kg_gate *g, kg_cand *cands, kg_job *jobs, int n, const char *sanitizer)
+{
+    int tools[SZ_N_TOOLS];
+    int nt = kg_san_mode_tools(g->o->sanitize, tools);
+    double *secs = calloc((size_t)n + 1, sizeof *secs);
+    int n_run = 0, n_stopped = 0;
+    for (int i = 0; i < n; i++) {
+        kg_cand *c = &cands[i];
+        kg_job *j = &jobs[i];
+        if (c->verdict == KG_V_PASS && !j->is_torch && j->task && j->dir[0]) {
+            int ti = 0;
+            for (int k = 0; k < kg_task_count(); k++)
+                if (kg_task_at(k) == j->task) ti = k;
+            double t0 = kg_now();
+            int stopped = 0;
+            for (int k = 0; k < nt && !stopped; k++) stopped = run_tool(g, c, j, ti, tools[k], sanitizer);
+            double took = kg_now() - t0;
+            if (secs) secs[n_run] = took;
+            n_run++;
+            n_stopped += stopped;
+            char en[1100];
+            kg_text_escape(c->name, sizeof c->name, en, sizeof en);
+            printf("# sanitize: %s: %s in %.2f s\n", en, stopped ? "stopped" : "clean", took);
+            if (stopped) kg_print_candidate(stdout, c);
+            fflush(stdout);
+        }
+        if (!g->o->keep && !g->o->work && j->dir[0] && c->verdict != KG_V_L4) {
+            remove_tree(j->dir, 0);
+            unlink(j->log);
+            for (int dd = 0; dd < g->n_dev; dd++) unlink(j->hlog[dd]);
+            j->dir[0] = 0;
+        }
+    }
+    double med = 0;
+    if (secs && n_run) {
+        qsort(secs, (size_t)n_run, sizeof *secs, cmp_double);
+        med = n_run % 2 ? secs[n_run / 2] : (secs[n_run / 2 - 1] + secs[n_run / 2]) / 2;
+    }
+    printf("# sanitize (%s): %d passed candidate(s) run, %d stopped (L2), median %.2f s per candidate\n",
+           kg_san_mode_name(g->o->sanitize), n_run, n_stopped, med);
+    free(secs);
+}

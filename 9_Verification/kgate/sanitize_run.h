@@ -1,0 +1,17 @@
+/* kgate's sanitizer pass in the gate (sanpass.h judges): each candidate that
+ * passed runs its harness on the small shapes under compute-sanitizer, in
+ * the harness's sandbox, one run per tool of --sanitize; a finding turns its
+ * PASS into L2. After every verdict, as the L4 explanations. */
+#ifndef KGATE_SANITIZE_RUN_H
+#define KGATE_SANITIZE_RUN_H
+#include "pipeline.h"
+
+/* compute-sanitizer: --compute-sanitizer, else CUDA's, into g->sanitizer;
+ * 0, or -1 when there is none. */
+int find_sanitizer(kg_gate *g, char *path, size_t len);
+/* The pass over cands[0..n) (PASS verdicts only); removes the scratch
+ * folders kept for it (unless --keep or --work). Prints each candidate's
+ * seconds and the median. */
+void sanitize_passed(kg_gate *g, kg_cand *cands, kg_job *jobs, int n, const char *sanitizer);
+
+#endif
