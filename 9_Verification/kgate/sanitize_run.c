@@ -20,8 +20,8 @@
 #include "sanpass.h"
 #include "tasks.h"
 
-/* Seconds one tool's run may take: the sanitizer slows a kernel down by
- * 10-100x and starts slowly itself. */
+/* Seconds one tool's run may take: instrumented kernels run many times
+ * slower and the tool starts slowly itself (not yet measured on the H200). */
 #define SAN_TIMEOUT_S 120
 
 int find_sanitizer(kg_gate *g, char *path, size_t len)

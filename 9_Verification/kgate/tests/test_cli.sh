@@ -66,7 +66,8 @@ opts=$(sed -n '/static const char \*flags\[\] = {/,/};/p;/static const char \*va
 for o in $opts; do
     grep -q -- "--$o" "$tmp/help" && ok || bad "--$o is not in --help"
 done
-for badopt in "--policy=paranoid" "--arch=90," "--arch=abc" "--devices=0,0" "--device=1,2" "--jobs=0" "-x"; do
+for badopt in "--policy=paranoid" "--arch=90," "--arch=abc" "--devices=0,0" "--device=1,2" "--jobs=0" "-x" \
+              "--sanitize=memcheck" "--sanitize=" "--sanitize=FAST"; do
     bin/kgate --static-only $badopt "$corpus/relu_basic.cu" > "$tmp/o5" 2>&1
     [ $? -eq 1 ] && grep -q "FAIL (bad argument)" "$tmp/o5" && ok || bad "$badopt was not refused: $(head -1 "$tmp/o5")"
 done
