@@ -257,6 +257,16 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
             int depth = nvtx_push_path(var->nvtx_name);
             if (var->before) var->before(var->ctx, cfg->stream);
             if (cfg->flush_l2 || var->flush_l2) flush_l2(cfg->stream);
+            /* Every run starts with an empty queue. Without this, the host
+             * queues a launch-bound variant's launches while the variant
+             * before it still runs (after a graph replay, say), and the
+             * events then time the GPU draining a full queue, not the
+             * launches: cudaGraphs' stream chain of 1000 kernels measured
+             * 1.967 us a kernel in round robin without it
+             * (results/H200/cudaGraphs.txt, commit cd59140) against 3.241 us
+             * with each variant's runs back to back
+             * (results/H200/history/1d17e7d/cudaGraphs.txt, commit 1d17e7d). */
+            CUDA_CHECK(cudaStreamSynchronize(cfg->stream));
             CUDA_CHECK(cudaEventRecord(ev[2 * run], cfg->stream));
             var->fn(var->ctx, cfg->stream);
             CUDA_CHECK(cudaEventRecord(ev[2 * run + 1], cfg->stream));

@@ -13,7 +13,9 @@
  *
  * A variant and its reference are timed together, round robin, so that
  * neither gets the cooler GPU of the first seconds (a GPU that reaches its
- * power limit lowers its clock during a long run):
+ * power limit lowers its clock during a long run). Each run starts on an
+ * idle stream, so a launch-bound variant is timed with its launches, not
+ * with a queue the host filled during the variant before it:
  *
  *   timed_variant v[2] = {{run_ref, &ctx, "vectorAdd/copy"},
  *                         {run_naive, &ctx, "vectorAdd/naive"}};
