@@ -46,13 +46,31 @@ static int run_tool(kg_gate *g, kg_cand *c, kg_job *j, int task, int tool, const
     snprintf(sz, sizeof sz, "--sanitize=%d", task);
     snprintf(sd, sizeof sd, "--seed=%llu", g->o->seed + 91);
     const char *target[] = {prog, dv, so, sz, sd, NULL};
+    /* The report: a file the gate makes, handed in open as descriptor 3,
+     * which the tool opens again through /proc/self/fd/3. The harness's
+     * scratch folder stays read-only (the candidate's code runs in this
+     * sandbox: a writable folder on the host's disk would let it fill the
+     * disk), and the file is bounded by RLIMIT_FSIZE. Without a sandbox the
+     * tool writes the file by its name. */
     char xml_in[PATH_MAX + 64], xml_out[PATH_MAX + 64], num[32];
-    snprintf(xml_in, sizeof xml_in, "%s/kgate-san.%s.xml", g->sb->enabled ? "/scratch" : j->dir,
-             sz_tool_name(tool));
     snprintf(xml_out, sizeof xml_out, "%s/kgate-san.%s.xml", j->dir, sz_tool_name(tool));
     unlink(xml_out);
+    int xfd = open(xml_out, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    /* opened again by name inside, so it must be the sandbox's user's file
+     * (a gate running as root runs each sandbox under a uid of its own) */
+    int slot = j->slot >= 0 ? j->slot : 0;
+    unsigned uid = kg_sandbox_uid(g->sb, slot, KG_SB_HARNESS);
+    if (xfd >= 0 && uid && fchown(xfd, (uid_t)uid, (gid_t)-1) != 0) {
+        close(xfd);
+        xfd = -1;
+    }
+    if (g->sb->enabled) snprintf(xml_in, sizeof xml_in, "/proc/self/fd/3");
+    else snprintf(xml_in, sizeof xml_in, "%s", xml_out);
     const char *argv[48];
-    if (kg_san_argv(sanitizer, tool, xml_in, 49162, target, argv, 48, num) < 0) return 0;
+    if (kg_san_argv(sanitizer, tool, xml_in, 49162, target, argv, 48, num) < 0) {
+        if (xfd >= 0) close(xfd);
+        return 0;
+    }
     char logp[1300];
     snprintf(logp, sizeof logp, "%s.san.txt", j->dir);
     int lf = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -62,14 +80,19 @@ static int run_tool(kg_gate *g, kg_cand *c, kg_job *j, int task, int tool, const
     s.scratch = j->dir;
     s.argv = argv;
     s.out_fd = lf;
-    s.slot = j->slot >= 0 ? j->slot : 0;
+    if (g->sb->enabled) {
+        s.fds[0] = xfd;
+        s.n_fds = 1;
+    }
+    s.slot = slot;
     s.lim = kg_default_limits(KG_SB_HARNESS, SAN_TIMEOUT_S);
     s.lim.tmp_bytes = 512ull << 20;     /* the tool's own files */
     s.lim.fsize_bytes = 256ull << 20;
     s.lim.data_bytes = 0;               /* the tool maps far more than the harness */
     kg_sb_proc p;
-    int rc = kg_sb_spawn(g->sb, &s, &p);
+    int rc = xfd >= 0 ? kg_sb_spawn(g->sb, &s, &p) : -1;
     if (lf >= 0) close(lf);
+    if (xfd >= 0) close(xfd);
     kg_san_result r;
     if (rc != 0) {
         memset(&r, 0, sizeof r);
@@ -83,8 +106,20 @@ static int run_tool(kg_gate *g, kg_cand *c, kg_job *j, int task, int tool, const
         int timed_out = kg_now() >= t_end;
         int code = rec.exit_code;
         kg_san_judge(tool, code, timed_out, xml_out, 0, c->name, &r);
+        if (g->o->keep) {
+            /* for the operator (stderr, never the report): how the tool's
+             * sandbox ended; its own output stays in the kept log */
+            fprintf(stderr, "# sanitize: %s: %s: ran %d started %d exit %d signal %d stub_failed %d "
+                            "ended_early %d wall %.0f ms events %d violations %d%s%s; log %s\n",
+                    j->dir, sz_tool_name(tool), rec.ran, rec.started, rec.exit_code, rec.term_signal,
+                    rec.stub_failed, rec.ended_early, rec.wall_ms, rec.n_events, rec.n_violations,
+                    rec.stub_msg[0] ? "; stub: " : "", rec.stub_msg, logp);
+            for (int e = 0; e < rec.n_events && e < KG_SB_EVENTS; e++)
+                fprintf(stderr, "#   event x%u%s: %s\n", rec.counts[e],
+                        rec.is_violation[e] ? " (violation)" : "", rec.events[e]);
+        }
     }
-    unlink(logp);
+    if (!g->o->keep) unlink(logp);
     if (r.verdict == KG_V_PASS) return 0;
     c->verdict = KG_V_L2;
     for (int k = 0; k < c->n_dev; k++) c->dev[k].verdict = KG_V_L2;

@@ -108,18 +108,59 @@ int kg_san_argv(const char *sanitizer, int tool, const char *xml, int port,
     return n;
 }
 
-/* The location to name: the first of d's frames in the candidate's file,
- * else the first frame. */
+/* What a finding is, in the gate's words. The report is written inside the
+ * candidate's sandbox, so its text is not quoted: only a kind from the
+ * sanitize harness's list is named (anything else, "other-..." included, is
+ * "a finding it does not classify"), and a location only as a line of the
+ * candidate's own file. */
+const char *kg_san_phrase(const char *kind)
+{
+    static const struct { const char *kind, *phrase; } p[] = {
+        {"oob-global-read", "read out of bounds of global memory"},
+        {"oob-global-write", "write out of bounds of global memory"},
+        {"oob-global-atomic", "atomic out of bounds of global memory"},
+        {"oob-global-access", "access out of bounds of global memory"},
+        {"oob-shared-read", "read out of bounds of shared memory"},
+        {"oob-shared-write", "write out of bounds of shared memory"},
+        {"oob-shared-atomic", "atomic out of bounds of shared memory"},
+        {"oob-shared-access", "access out of bounds of shared memory"},
+        {"oob-local-read", "read out of bounds of local memory"},
+        {"oob-local-write", "write out of bounds of local memory"},
+        {"oob-local-atomic", "atomic out of bounds of local memory"},
+        {"oob-local-access", "access out of bounds of local memory"},
+        {"misaligned-global-read", "misaligned read of global memory"},
+        {"misaligned-global-write", "misaligned write of global memory"},
+        {"misaligned-shared-read", "misaligned read of shared memory"},
+        {"misaligned-shared-write", "misaligned write of shared memory"},
+        {"hardware-exception", "a hardware exception"},
+        {"leak", "device memory leaked"},
+        {"shared-race", "a shared-memory race"},
+        {"uninit-global-read", "a read of uninitialized global memory"},
+        {"unused-memory", "an allocation never used"},
+        {"uninit-api", "uninitialized memory passed to a CUDA call"},
+        {"barrier-error", "a barrier that not every thread reaches"},
+        {"api-error", "a CUDA call that failed"},
+        {"stack-overflow", "a stack overflow"},
+    };
+    for (size_t i = 0; kind && i < sizeof p / sizeof p[0]; i++)
+        if (!strcmp(kind, p[i].kind)) return p[i].phrase;
+    return "a finding it does not classify";
+}
+
+/* The location to name: the first of d's frames in the candidate's file;
+ * none when no frame is in it (a frame elsewhere names a file of the
+ * sandbox, which is not for the report). */
 static void where_of(const sz_detection *d, const char *display, char *buf, size_t len)
 {
     for (int i = 0; display && *display && i < d->n_locs; i++) {
         const char *f = d->locs[i].file;
-        if (sz_same_file(f, display) || sz_same_file(f, "cand.cu")) {
-            snprintf(buf, len, "%s:%d", display, d->locs[i].line);
+        int line = d->locs[i].line;
+        if ((sz_same_file(f, display) || sz_same_file(f, "cand.cu")) && line > 0 && line < 1000000) {
+            snprintf(buf, len, "%s:%d", display, line);
             return;
         }
     }
-    sz_detection_where(d, buf, len);
+    snprintf(buf, len, "no line of the candidate's file");
 }
 
 void kg_san_judge(int tool, int exit_code, int timed_out, const char *xml_path,
@@ -140,8 +181,10 @@ void kg_san_judge(int tool, int exit_code, int timed_out, const char *xml_path,
     char err[256] = "";
     if (sz_report_read_file_limited(xml_path, max_report ? max_report : SZ_DEFAULT_MAX_REPORT, 0,
                                     &found, err, sizeof err) != 0) {
-        snprintf(r->reason, sizeof r->reason, "%s: its report could not be read (%s; exit %d)",
-                 tn, err, exit_code);
+        /* err may quote the file, which the sandbox wrote: not for the report
+         * (with --keep the file stays in the work folder) */
+        snprintf(r->reason, sizeof r->reason, "%s: its report could not be read (exit %d)", tn,
+                 exit_code);
         snprintf(r->hint, sizeof r->hint, "%s", kg_san_hint(""));
         sz_found_free(&found);
         return;
@@ -149,13 +192,14 @@ void kg_san_judge(int tool, int exit_code, int timed_out, const char *xml_path,
     r->n_findings = found.n;
     if (found.n > 0) {
         const sz_detection *d = &found.d[0];
-        snprintf(r->kind, sizeof r->kind, "%s", d->kind);
+        int known = !!strcmp(kg_san_phrase(d->kind), kg_san_phrase(NULL));
+        snprintf(r->kind, sizeof r->kind, "%s", known ? d->kind : "other");
         where_of(d, display, r->where, sizeof r->where);
         char more[48] = "";
         if (found.n > 1) snprintf(more, sizeof more, " (and %d more)", found.n - 1);
-        snprintf(r->reason, sizeof r->reason, "%s: %s at %s [%s]%s", tn,
-                 d->text[0] ? d->text : d->kind, r->where, d->kind, more);
-        snprintf(r->hint, sizeof r->hint, "%s", kg_san_hint(d->kind));
+        snprintf(r->reason, sizeof r->reason, "%s: %s at %s [%s]%s", tn, kg_san_phrase(d->kind),
+                 r->where, r->kind, more);
+        snprintf(r->hint, sizeof r->hint, "%s", kg_san_hint(r->kind));
     } else if (exit_code != 0) {
         /* the tool's own status: errors counted, or the run failed */
         if (exit_code == SZ_ERROR_EXITCODE)

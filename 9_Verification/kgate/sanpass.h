@@ -32,6 +32,10 @@ int kg_san_mode_tools(int mode, int *tools);
 /* How to fix a finding of this kind (sz_known_kinds; "other-..." too). */
 const char *kg_san_hint(const char *kind);
 
+/* A finding's kind in words ("read out of bounds of global memory"); a kind
+ * the sanitize harness does not list: "a finding it does not classify". */
+const char *kg_san_phrase(const char *kind);
+
 /* The compute-sanitizer command line for one tool: the same flags as the
  * sanitize harness (README.md there, "How a run is made"), the report saved
  * to xml, then target[] (NULL-terminated). argv gets at most max entries

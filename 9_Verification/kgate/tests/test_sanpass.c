@@ -231,7 +231,35 @@ static void test_candidate_line(void **s)
     assert_int_equal(r.verdict, KG_V_L2);
     assert_string_equal(r.where, "oob_read.cu:7");   /* its launch line, a host frame */
     kg_san_judge(SZ_MEMCHECK, SZ_ERROR_EXITCODE, 0, xml, 0, "other.cu", &r);
-    assert_string_equal(r.where, "harness.cu:9");    /* no frame of its own: the first */
+    /* no frame of its own: no file named (another file's name is the sandbox's) */
+    assert_string_equal(r.where, "no line of the candidate's file");
+    assert_null(strstr(r.reason, "harness.cu"));
+}
+
+/* The report is written inside the candidate's sandbox, so a candidate can
+ * write one of its own: its text, its file names and an unknown kind must
+ * not reach the reason (what it read in the sandbox would leave with it). */
+static void test_forged_report_text(void **s)
+{
+    (void)s;
+    char cmd[2600], fx[1200];
+    snprintf(fx, sizeof fx, "%s/fixtures/planted_oob_read.memcheck.xml", san_dir);
+    snprintf(cmd, sizeof cmd,
+             "sed -e '0,/planted\\/oob_read.cu/s//opt\\/SECRET-FILE.cu/' "
+             "-e 's/<text>[^<]*</<text>SECRET-TEXT</' "
+             "'%s' > '%s/forged.xml'", fx, tmp);
+    assert_int_equal(system(cmd), 0);
+    char xml[160];
+    snprintf(xml, sizeof xml, "%s/forged.xml", tmp);
+    kg_san_result r;
+    kg_san_judge(SZ_MEMCHECK, SZ_ERROR_EXITCODE, 0, xml, 0, "other.cu", &r);
+    assert_int_equal(r.verdict, KG_V_L2);
+    print_message("forged -> %s\n", r.reason);
+    assert_null(strstr(r.reason, "SECRET"));
+    assert_null(strstr(r.where, "SECRET"));
+    /* an unknown kind is named as such, never by its text */
+    assert_string_equal(kg_san_phrase("other-SECRET"), "a finding it does not classify");
+    assert_string_equal(kg_san_phrase("oob-global-read"), "read out of bounds of global memory");
 }
 
 /* Every kind the reader knows has a hint of its own. */
@@ -256,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_not_clean),
         cmocka_unit_test(test_candidate_line),
+        cmocka_unit_test(test_forged_report_text),
         cmocka_unit_test(test_hints),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
