@@ -22,7 +22,8 @@
 #     too, in a third run) by the gate's watcher where it does not;
 #   - every candidate gets its label's verdict (in a dry run the L3 speed
 #     tricks, the L4 timings and what only a GPU shows, "(on the GPU only)",
-#     cannot be seen: STATIC-OK). Information-flow candidates may be stopped
+#     cannot be seen: STATIC-OK; "(on a GPU, in a dry run too)": what the
+#     dry run's one launch() shows where there is a GPU, STATIC-OK without). Information-flow candidates may be stopped
 #     by any part of the gate first (a plain candidate's PyTorch hooks, the
 #     include policy), and where no channel opens without a GPU a dry run
 #     lets them by: for them what is checked is what leaves. PyTorch ones are
@@ -185,6 +186,11 @@ check_run() {   # $1 = mode name, $2 = output file, $3 = exit status, $4 = lefto
         esac
         # what only a run on a GPU can show (the GPU's memory, a GPU hang)
         case "$mode:$defect" in dry-run:*"(on the GPU only)"*) want=STATIC-OK ;; esac
+        # what a dry run sees only where there is a GPU (its launch() then
+        # runs on one: managed memory, say)
+        case "$mode:$defect" in
+            dry-run:*"(on a GPU, in a dry run too)"*) grep -q '^# device 0:' "$out" || want=STATIC-OK ;;
+        esac
         # a PyTorch candidate (the gate's own test: it includes torch/extension.h;
         # a plain candidate named after PyTorch's hooks is not one) needs PyTorch
         if [ $torch -eq 0 ] && [ ! -L "$tmp/cand/$f" ] && grep -q 'torch/extension\.h' "$tmp/cand/$f" 2>/dev/null; then want=SKIPPED; fi
