@@ -170,3 +170,21 @@ void kg_san_judge(int tool, int exit_code, int timed_out, const char *xml_path,
     }
     sz_found_free(&found);
 }
+
+void kg_san_apply(kg_cand *c, int tool, const kg_san_result *r)
+{
+    if (r->verdict == KG_V_PASS) return;
+    c->verdict = KG_V_L2;
+    for (int k = 0; k < c->n_dev && k < KG_MAX_DEV; k++) c->dev[k].verdict = KG_V_L2;
+    snprintf(c->reason, sizeof c->reason, "%.240s; fix: %.150s", r->reason, r->hint);
+    c->san_stopped_by = tool + 1;
+    snprintf(c->san_kind, sizeof c->san_kind, "%s", r->kind);
+    snprintf(c->san_where, sizeof c->san_where, "%s", r->where);
+    snprintf(c->san_hint, sizeof c->san_hint, "%s", r->hint);
+}
+
+void kg_san_note_seconds(kg_cand *c, double seconds)
+{
+    c->sanitized = 1;
+    c->t_sanitize = seconds;
+}
