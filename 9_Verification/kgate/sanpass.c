@@ -89,12 +89,15 @@ int kg_san_argv(const char *sanitizer, int tool, const char *xml, int port,
                            "--max-connections", "10", "--launch-timeout", "60"};
     int n = 0, nt = 0;
     while (target[nt]) nt++;
-    int need = (int)(sizeof fixed / sizeof fixed[0]) + 4 + nt + 1;
+    int need = (int)(sizeof fixed / sizeof fixed[0]) + 6 + nt + 1;
     if (need > max) return -1;
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) argv[n++] = fixed[i];
     if (tool == SZ_MEMCHECK) {
         argv[n++] = "--leak-check";
         argv[n++] = "full";
+        /* said, not assumed: device malloc() is checked and its leaks reported too */
+        argv[n++] = "--check-device-heap";
+        argv[n++] = "yes";
         /* end only the faulting kernel: the harness goes on and frees its
          * memory, so one bad read does not also read as leaks */
         argv[n++] = "--destroy-on-device-error";

@@ -112,6 +112,7 @@ static void test_argv(void **s)
     assert_string_equal(argv[0], "cs");
     assert_true(has_pair(argv, n, "--tool", "memcheck"));
     assert_true(has_pair(argv, n, "--leak-check", "full"));
+    assert_true(has_pair(argv, n, "--check-device-heap", "yes"));
     assert_true(has_pair(argv, n, "--save", "/tmp/r.xml"));
     assert_true(has_pair(argv, n, "--error-exitcode", "86"));
     assert_true(has_pair(argv, n, "--port", "49162"));
