@@ -5,9 +5,10 @@
 // (0xffff, then 0xff, ...). But all 32 lanes execute every __syncwarp(), and
 // a lane that reaches __syncwarp(mask) must be in mask: the lanes that no
 // longer add are not. Each pair of lanes that exchange a sum is in the mask
-// of the step that orders them, so the sums come out right; synccheck
-// reports the barrier's invalid arguments. The fix: __syncwarp() with the
-// full mask, as every lane reaches it, or shuffles.
+// of the step that orders them, so the sums come out right; synccheck's
+// documentation names this a barrier with invalid arguments (not yet seen on
+// our H200). The fix: __syncwarp() with the full mask, as every lane reaches
+// it, or shuffles.
 #include <cuda_runtime.h>
 
 #define THREADS 256
