@@ -34,8 +34,10 @@ int kg_san_mode_tools(int mode, int *tools);
 const char *kg_san_hint(const char *kind);
 
 /* The compute-sanitizer command line for one tool: the same flags as the
- * sanitize harness (README.md there, "How a run is made"; memcheck also
- * with --check-device-heap yes, for device malloc() leaks), the report saved
+ * sanitize harness (README.md there, "How a run is made"), except: at
+ * most 100 records (--print-limit), racecheck's analysis report instead of
+ * every thread pair, and memcheck with --check-device-heap yes (device
+ * malloc() leaks); the report saved
  * to xml, then target[] (NULL-terminated). argv gets at most max entries
  * with the NULL; the numbers are written into num (at least 32 bytes).
  * Returns the count, -1 if max is too small. */

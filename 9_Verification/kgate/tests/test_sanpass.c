@@ -119,7 +119,8 @@ static void test_argv(void **s)
     assert_string_equal(argv[n - 2], "/h");
     assert_string_equal(argv[n - 1], "--small");
     n = kg_san_argv("cs", SZ_RACECHECK, "/tmp/r.xml", 49162, target, argv, 48, num);
-    assert_true(has_pair(argv, n, "--racecheck-report", "all"));
+    assert_true(has_pair(argv, n, "--racecheck-report", "analysis"));
+    assert_true(has_pair(argv, n, "--print-limit", "100"));
     assert_false(has_pair(argv, n, "--leak-check", "full"));
     assert_int_equal(kg_san_argv("cs", SZ_MEMCHECK, "x", 1, target, argv, 8, num), -1);
 }
@@ -249,6 +250,30 @@ static void test_hints(void **s)
 }
 
 
+/* racecheck's analysis report alone (what the gate asks for: one record per
+ * racing pair of lines, not one per thread pair) is a finding with the
+ * candidate's line: the planted race's capture with its Hazard records cut. */
+static void test_racecheck_analysis(void **s)
+{
+    (void)s;
+    char cmd[2600], fx[1200], xml[160];
+    snprintf(fx, sizeof fx, "%s/fixtures/planted_shared_race.racecheck.xml", san_dir);
+    snprintf(xml, sizeof xml, "%s/analysis.xml", tmp);
+    snprintf(cmd, sizeof cmd,
+             "awk '/<record>/{b=$0; r=1; next} r{b=b\"\\n\"$0; if (/<\\/record>/){if (b !~ /<kind>Hazard</) print b; r=0}; next} "
+             "{print}' '%s' > '%s'", fx, xml);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "grep -c '<kind>Hazard' '%s' >/dev/null", xml);
+    assert_int_not_equal(system(cmd), 0);   /* no Hazard record is left */
+    kg_san_result r;
+    kg_san_judge(SZ_RACECHECK, SZ_ERROR_EXITCODE, 0, xml, 0, "shared_race.cu", &r);
+    assert_int_equal(r.verdict, KG_V_L2);
+    assert_int_equal(r.n_findings, 1);
+    assert_string_equal(r.kind, "shared-race");
+    assert_string_equal(r.where, "shared_race.cu:11");
+    assert_non_null(strstr(r.reason, "racecheck: Race condition at shared_race.cu:11 [shared-race]"));
+}
+
 /* What the pass records on a candidate: the L2, the reason, and the finding
  * (tool, kind, file:line, hint) that the report and the feedback print; a
  * clean run changes nothing. The real H200 capture of racecheck (warnings
@@ -318,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_candidate_line),
         cmocka_unit_test(test_hints),
         cmocka_unit_test(test_apply),
+        cmocka_unit_test(test_racecheck_analysis),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
