@@ -109,9 +109,9 @@ int kg_san_argv(const char *sanitizer, int tool, const char *xml, int port,
     } else if (tool == SZ_RACECHECK) {
         /* racecheck's analysis: one record per racing pair of source lines,
          * with the count of thread pairs. "all" adds a record per thread
-         * pair: for a warp-synchronous reduction on our H200
-         * (8_Debugging/warpSyncVolatile, about 132,600 pairs) 90 MB of
-         * output and more than 120 s. */
+         * pair: 8_Debugging/warpSyncVolatile's reduction (about 132,600
+         * pairs) timed out after 120 s with about 90 MB of log on our H200
+         * (results/H200/sanitize_2026-11-30_partial.txt, commit d4ff6ab). */
         argv[n++] = "--racecheck-report";
         argv[n++] = "analysis";
     }
