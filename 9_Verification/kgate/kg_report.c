@@ -386,13 +386,13 @@ void kg_print_summary(FILE *f, const kg_summary *s)
     fprintf(f, "median seconds per candidate (wall from the start of its processing to its verdict; static scan, compile and CUDA context creation overlap): %.3f\n", s->median_s);
     fprintf(f, "median overhead per candidate (sandbox starts + the separate judge's copies and round trips): %.3f s\n",
             s->median_overhead_s);
-    if (s->n)
-        fprintf(f, "wall seconds: %.2f in all, %.3f per candidate\n", s->wall_s,
-                s->wall_s / s->n);
     if (s->san_n)
         fprintf(f, "sanitizer pass: %d candidate(s), median %.2f s, total %.2f s (after the verdicts, not in the "
                    "seconds per candidate)\n",
                 s->san_n, s->san_median_s, s->san_total_s);
+    if (s->n)
+        fprintf(f, "wall seconds: %.2f in all, %.3f per candidate\n", s->wall_s,
+                s->wall_s / s->n);
     if (s->skipped) fprintf(f, "skipped (not judged on this machine, left out of the rates): %d\n", s->skipped);
     if (s->beyond_sanitizer)
         fprintf(f, "beyond this run's --sanitize (labeled with a tool it did not run, left out of the rates): %d\n",
