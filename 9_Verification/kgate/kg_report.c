@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rules.h"
+#include "../sanitize/sanitize.h"
 
 static int split_tabs(char *line, char **f, int max)
 {
@@ -49,8 +50,8 @@ int kg_labels_parse(const char *text, kg_label *out, int max, char *err, size_t 
         p = eol ? eol + 1 : p + len;
         trim(line);
         if (line[0] == 0 || line[0] == '#') continue;
-        char *f[4];
-        int nf = split_tabs(line, f, 4);
+        char *f[5];
+        int nf = split_tabs(line, f, 5);
         if (nf < 3) {
             snprintf(err, errlen, "line %d: expected file<TAB>task<TAB>verdict<TAB>defect", lineno);
             return -1;
@@ -70,11 +71,26 @@ int kg_labels_parse(const char *text, kg_label *out, int max, char *err, size_t 
             snprintf(err, errlen, "line %d: more than %d labels", lineno, max);
             return -1;
         }
+        /* the fifth field: which sanitizer tool must stop a silent defect */
+        int tool = -1;
+        if (nf > 4 && f[4][0]) {
+            if (strncmp(f[4], "sanitizer=", 10) != 0 || (tool = sz_tool_parse(f[4] + 10)) < 0) {
+                snprintf(err, errlen, "line %d: fifth field '%.60s': expected sanitizer=memcheck, racecheck, "
+                         "initcheck or synccheck", lineno, f[4]);
+                return -1;
+            }
+            if (v != KG_V_L2) {
+                snprintf(err, errlen, "line %d: %s is labeled %s: a sanitizer finding is L2", lineno, f[4],
+                         f[2]);
+                return -1;
+            }
+        }
         kg_label *l = &out[n++];
         snprintf(l->file, sizeof l->file, "%s", f[0]);
         snprintf(l->task, sizeof l->task, "%s", f[1]);
         l->expected = v;
         snprintf(l->defect, sizeof l->defect, "%s", nf > 3 ? f[3] : "");
+        l->sanitizer = tool + 1;
     }
     return n;
 }
@@ -87,6 +103,26 @@ const kg_label *kg_labels_find(const kg_label *l, int n, const char *file)
 }
 
 int kg_report_partial_last = KG_V_P0;
+unsigned kg_report_san_tools = 0;
+
+int kg_cand_beyond_run(const kg_cand *c)
+{
+    return c->san_label > 0 && !((kg_report_san_tools >> (c->san_label - 1)) & 1u) &&
+           c->verdict == KG_V_PASS;
+}
+
+int kg_cand_off_label(const kg_cand *c)
+{
+    if (c->expected < 0) return 0;
+    if (c->verdict == KG_V_STATIC_OK)   /* a partial run: off only if its stages should have stopped it */
+        return c->expected >= KG_V_P0 && c->expected <= kg_report_partial_last;
+    if (c->san_label > 0) {
+        if (kg_cand_beyond_run(c)) return 0;
+        /* the label names the tool: its L2, nothing else */
+        return !(c->verdict == KG_V_L2 && c->san_stopped_by == c->san_label);
+    }
+    return !(c->expected == c->verdict || (kg_verdict_is_stop(c->expected) && kg_verdict_is_stop(c->verdict)));
+}
 
 int kg_label_is_good(int e) { return e == KG_V_PASS || e == KG_V_EXTERNAL; }
 
@@ -103,9 +139,11 @@ void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s)
     s->wall_s = wall_s;
     double *t = (double *)malloc((n > 0 ? n : 1) * sizeof(double));
     double *ov = (double *)malloc((n > 0 ? n : 1) * sizeof(double));
-    if (!t || !ov) {
+    double *san = (double *)malloc((n > 0 ? n : 1) * sizeof(double));
+    if (!t || !ov || !san) {
         free(t);
         free(ov);
+        free(san);
         return;
     }
     double *pt[KG_POLICY_COUNT];
@@ -114,6 +152,10 @@ void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s)
     for (int i = 0; i < n; i++) {
         t[i] = c[i].t_total;
         ov[i] = c[i].t_sandbox + c[i].t_judge;
+        if (c[i].sanitized) {   /* the sanitizer pass's own cost, apart from t_total */
+            san[s->san_n++] = c[i].t_sanitize;
+            s->san_total_s += c[i].t_sanitize;
+        }
         /* a verdict or label out of range (a bug, or a forged record that
          * slipped through) is counted nowhere rather than written anywhere */
         int v = c[i].verdict, e = c[i].expected;
@@ -121,6 +163,7 @@ void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s)
         if (c[i].gate_failure) { s->gate_failures++; continue; }   /* not a verdict on the candidate */
         s->verdict_count[v]++;
         if (v == KG_V_SKIPPED) { s->skipped++; continue; }
+        if (kg_cand_beyond_run(&c[i])) { s->beyond_sanitizer++; continue; }   /* not this run's to see */
         s->disagreements += c[i].disagree != 0;
         /* what each profile would have decided, and when */
         for (int p = 0; p < KG_POLICY_COUNT; p++) {
@@ -135,6 +178,7 @@ void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s)
         s->n_labeled++;
         s->m[e][v]++;
         int stopped = kg_verdict_is_stop(c[i].verdict);
+        if (c[i].san_label > 0 && stopped && kg_cand_off_label(&c[i])) s->stage_mismatches++;
         if (kg_label_is_good(c[i].expected)) {
             s->good++;
             s->good_stopped += stopped;
@@ -151,6 +195,12 @@ void kg_summarize(const kg_cand *c, int n, double wall_s, kg_summary *s)
         qsort(ov, (size_t)n, sizeof(double), cmp_double);
         s->median_overhead_s = n % 2 ? ov[n / 2] : 0.5 * (ov[n / 2 - 1] + ov[n / 2]);
     }
+    if (s->san_n > 0) {
+        int m = s->san_n;
+        qsort(san, (size_t)m, sizeof(double), cmp_double);
+        s->san_median_s = m % 2 ? san[m / 2] : 0.5 * (san[m / 2 - 1] + san[m / 2]);
+    }
+    free(san);
     for (int p = 0; p < KG_POLICY_COUNT; p++) {
         int m = pn[p];
         s->pol_median_s[p] = NAN;
@@ -225,12 +275,10 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
 {
     fprintf(f, "%-9s %-34s task=%-12s", kg_verdict_name(c->verdict), EF(c->name), EF(c->task));
     if (c->expected >= 0)
-        fprintf(f, " label=%-8s%s", kg_verdict_name(c->expected),
-                (c->verdict == KG_V_STATIC_OK ? !(c->expected >= KG_V_P0 && c->expected <= kg_report_partial_last)
-                 : (c->expected == c->verdict ||
-                    (kg_verdict_is_stop(c->expected) && kg_verdict_is_stop(c->verdict))))
-                    ? ""
-                    : "  <-- MISMATCH");
+        fprintf(f, " label=%-8s%s%s%s", kg_verdict_name(c->expected),
+                c->san_label > 0 ? " by " : "", c->san_label > 0 ? sz_tool_name(c->san_label - 1) : "",
+                kg_cand_beyond_run(c) ? "  (beyond this run's --sanitize: not counted)"
+                : kg_cand_off_label(c) ? "  <-- MISMATCH" : "");
     if (c->reason[0]) fprintf(f, "\n    why: %s\n", EF(c->reason));
     else fprintf(f, "\n    why: -\n");
     fprintf(f, "    rules: P0=%d P1=%d P2=%d %s\n", c->n_p0, c->n_p1, c->n_p2, EF(c->rules));
@@ -295,10 +343,15 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
             if ((c->policy_stops >> p) & 1) fprintf(f, " %s", kg_policy_name(p));
         fprintf(f, "\n");
     }
+    if (c->san_stopped_by > 0)
+        fprintf(f, "    sanitizer: %s%s%s%s%s\n", sz_tool_name(c->san_stopped_by - 1), c->san_kind[0] ? " " : "",
+                EF(c->san_kind), c->san_where[0] ? " at " : "", EF(c->san_where));
     if (c->notes[0]) fprintf(f, "    note: %s\n", EF(c->notes));
     fprintf(f, "    seconds: static %.3f, compile %.3f, run %.3f, total (start to verdict) %.3f; "
-               "overhead: sandbox %.3f, judge %.3f\n",
+               "overhead: sandbox %.3f, judge %.3f",
             c->t_static, c->t_compile, c->t_run, c->t_total, c->t_sandbox, c->t_judge);
+    if (c->sanitized) fprintf(f, "; sanitizer pass %.3f (after the verdict, not in the total)", c->t_sanitize);
+    fprintf(f, "\n");
     if (c->t_gpu_wait > 0 || c->t_own_start > 0)
         fprintf(f, "    waits: ready at %.3f, then %.3f for the GPU (%.3f of it for other harnesses' start-up or "
                    "teardown), "
@@ -333,10 +386,19 @@ void kg_print_summary(FILE *f, const kg_summary *s)
     fprintf(f, "median seconds per candidate (wall from the start of its processing to its verdict; static scan, compile and CUDA context creation overlap): %.3f\n", s->median_s);
     fprintf(f, "median overhead per candidate (sandbox starts + the separate judge's copies and round trips): %.3f s\n",
             s->median_overhead_s);
+    if (s->san_n)
+        fprintf(f, "sanitizer pass: %d candidate(s), median %.2f s, total %.2f s (after the verdicts, not in the "
+                   "seconds per candidate)\n",
+                s->san_n, s->san_median_s, s->san_total_s);
     if (s->n)
         fprintf(f, "wall seconds: %.2f in all, %.3f per candidate\n", s->wall_s,
                 s->wall_s / s->n);
     if (s->skipped) fprintf(f, "skipped (not judged on this machine, left out of the rates): %d\n", s->skipped);
+    if (s->beyond_sanitizer)
+        fprintf(f, "beyond this run's --sanitize (labeled with a tool it did not run, left out of the rates): %d\n",
+                s->beyond_sanitizer);
+    if (s->stage_mismatches)
+        fprintf(f, "stopped, but not by the sanitizer tool their label names: %d\n", s->stage_mismatches);
     if (s->gate_failures)
         fprintf(f, "gate failures (SKIPPED: the gate could not judge them, no verdict on the candidates): %d\n",
                 s->gate_failures);
@@ -529,6 +591,18 @@ void kg_feedback_record(FILE *f, const kg_cand *c)
         json_ncu(f, "reference", &c->ncu_ref, 0);
         fprintf(f, "},");
     }
+    if (c->san_stopped_by > 0) {   /* the sanitizer pass's finding: tool, kind, the candidate's file:line */
+        fprintf(f, "\"sanitizer\":{");
+        jstr(f, "tool", sz_tool_name(c->san_stopped_by - 1), 1);
+        if (c->san_kind[0]) jstr(f, "kind", c->san_kind, 1);
+        else fprintf(f, "\"kind\":null,");
+        if (c->san_where[0]) jstr(f, "where", c->san_where, 1);
+        else fprintf(f, "\"where\":null,");
+        jstr(f, "fix", c->san_hint, 0);
+        fprintf(f, "},");
+    } else {
+        fprintf(f, "\"sanitizer\":null,");
+    }
     if (c->n_dev > 1 || c->disagree) {
         fprintf(f, "\"devices\":[");
         for (int d = 0; d < c->n_dev && d < KG_MAX_DEV; d++) {
@@ -604,6 +678,11 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
         jnum(f, "seconds_other_startups", k->t_quiesce, 1);
         jnum(f, "seconds_own_startup_wait", k->t_own_start, 1);
         jstr(f, "sandbox_events", k->sandbox, 1);
+        /* the sanitizer pass: its seconds (not in seconds_total), the label's tool, the reach */
+        jnum(f, "seconds_sanitizer", k->sanitized ? k->t_sanitize : NAN, 1);
+        if (k->san_label > 0) jstr(f, "label_sanitizer", sz_tool_name(k->san_label - 1), 1);
+        else fprintf(f, "\"label_sanitizer\":null,");
+        fprintf(f, "\"beyond_run\":%s,", kg_cand_beyond_run(k) ? "true" : "false");
         fprintf(f, "\"is_torch\":%s,\"policy_stops\":{", k->is_torch ? "true" : "false");
         for (int p = 0; p < KG_POLICY_COUNT; p++)
             fprintf(f, "%s\"%s\":%s", p ? "," : "", kg_policy_name(p), ((k->policy_stops >> p) & 1) ? "true" : "false");
@@ -619,6 +698,10 @@ int kg_write_json(FILE *f, const kg_run_info *info, const kg_cand *c, int n,
     jnum(f, "median_seconds_per_candidate", s->median_s, 1);
     jnum(f, "median_overhead_seconds", s->median_overhead_s, 1);
     jnum(f, "wall_seconds", s->wall_s, 1);
+    fprintf(f, "\"sanitizer_candidates\":%d,", s->san_n);
+    jnum(f, "sanitizer_median_seconds", s->san_n ? s->san_median_s : NAN, 1);
+    jnum(f, "sanitizer_total_seconds", s->san_total_s, 1);
+    fprintf(f, "\"beyond_run\":%d,\"stage_mismatches\":%d,", s->beyond_sanitizer, s->stage_mismatches);
     fprintf(f, "\"skipped\":%d,\"gate_failures\":%d,\"disagreements\":%d,\"policies\":{", s->skipped,
             s->gate_failures, s->disagreements);
     for (int p = 0; p < KG_POLICY_COUNT; p++) {

@@ -18,11 +18,15 @@ typedef struct {
     char task[32];
     int expected;              /* kg_verdict, -1 if not labeled */
     char defect[256];
+    int sanitizer;             /* sanitizer=TOOL: 1 + the tool that must stop it (SZ_MEMCHECK ...), 0 none */
 } kg_label;
 
 /* Parse a labels file: one candidate per line, tab-separated
- *     file <TAB> task <TAB> expected verdict <TAB> planted defect
- * blank lines and lines starting with '#' are skipped. Returns the number of
+ *     file <TAB> task <TAB> expected verdict <TAB> planted defect [<TAB> sanitizer=TOOL]
+ * blank lines and lines starting with '#' are skipped. The optional fifth
+ * field names the compute-sanitizer tool (memcheck, racecheck, initcheck,
+ * synccheck) that must stop a silent defect: a stop by another tool or
+ * another part of the gate is then a mismatch. Returns the number of
  * labels (at most max), or -1 with the line and reason in err. */
 int kg_labels_parse(const char *text, kg_label *out, int max, char *err, size_t errlen);
 const kg_label *kg_labels_find(const kg_label *l, int n, const char *file);
@@ -108,6 +112,15 @@ typedef struct {
     char notes[300];           /* repairs, a byte-order mark, a label that disagrees */
     int gate_failure;          /* SKIPPED because the gate failed (a scan or compile out of
                                   wall-clock time twice), not for anything of the candidate's */
+    /* the sanitizer pass (sanpass.h: kg_san_note_seconds, kg_san_apply). The
+     * tools are 1 + SZ_MEMCHECK ..., so that 0 (a zeroed record) is none. */
+    int san_label;             /* 1 + the label's sanitizer=TOOL, 0 none */
+    int sanitized;             /* 1: the pass ran on it (a PASS of a run with --sanitize) */
+    double t_sanitize;         /* its seconds, every tool of the run together */
+    int san_stopped_by;        /* 1 + the tool whose run stopped it, 0 none */
+    char san_kind[48];         /* the finding's kind ("oob-global-read"), "" when the run failed */
+    char san_where[300];       /* the candidate's file:line, "" when the report names none */
+    char san_hint[256];
 } kg_cand;
 
 typedef struct {
@@ -121,6 +134,10 @@ typedef struct {
     int verdict_count[KG_V_COUNT];
     int skipped, disagreements;
     int gate_failures;               /* SKIPPED by the gate's own failure: in no verdict count */
+    int beyond_sanitizer;            /* labeled sanitizer=TOOL, TOOL not run (kg_cand_beyond_run): out of the rates */
+    int stage_mismatches;            /* labeled sanitizer=TOOL, stopped by something else */
+    int san_n;                       /* candidates the sanitizer pass ran on */
+    double san_median_s, san_total_s;
     /* what each policy profile would have decided on this run (rules.h):
      * exact for the run's policy and the stricter ones; a laxer one cannot
      * know the dynamic verdict of a candidate the run stopped statically
@@ -133,6 +150,20 @@ typedef struct {
  * a STATIC-OK verdict is a mismatch for a candidate labeled with a verdict
  * up to this one. */
 extern int kg_report_partial_last;
+
+/* The compute-sanitizer tools the run's sanitizer pass runs, one bit per
+ * tool (1u << SZ_MEMCHECK ...): 0 without --sanitize, and in partial runs. */
+extern unsigned kg_report_san_tools;
+
+/* A candidate labeled sanitizer=TOOL that passed a run whose sanitizer pass
+ * does not run TOOL: beyond what this run can see, left out of its rates
+ * (as SKIPPED is), neither a hit nor a miss. */
+int kg_cand_beyond_run(const kg_cand *c);
+/* 1 when the verdict is off the label: a good candidate stopped, a bad one
+ * passed, or one labeled sanitizer=TOOL stopped by anything but TOOL's
+ * L2 (another tool, another part of the gate). A stop with another stop
+ * verdict than the label's is not off the label (both stopped). */
+int kg_cand_off_label(const kg_cand *c);
 
 /* Good candidates are labeled PASS or EXTERNAL; bad ones P0, L1..L4. */
 int kg_label_is_good(int expected);

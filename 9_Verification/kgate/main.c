@@ -357,6 +357,8 @@ int main(int argc, char **argv)
             if (sl) *sl = 0;
             kg_sandbox_add_ro(&sb, real);
         }
+        int tools[SZ_N_TOOLS], nt = kg_san_mode_tools(o.sanitize, tools);
+        for (int k = 0; k < nt; k++) kg_report_san_tools |= 1u << tools[k];   /* what labels can expect */
         printf("# sanitize: each PASS runs its small shapes under %s (%s)\n", sanitizer,
                o.sanitize == KG_SAN_ALL ? "memcheck with leak checking, racecheck, initcheck, synccheck"
                                         : "memcheck with leak checking, racecheck");
@@ -400,6 +402,7 @@ int main(int argc, char **argv)
         if (lab) {
             c->expected = lab->expected;
             snprintf(c->defect, sizeof c->defect, "%s", lab->defect);
+            c->san_label = lab->sanitizer;
         }
         kg_job *j = &jobs[i];
         j->scan_fd = -1;
@@ -773,6 +776,12 @@ int main(int argc, char **argv)
     if (label_problems) {
         size_t l = strlen(why);
         snprintf(why + l, sizeof why - l, "; %d labels problem(s), see the # labels lines", label_problems);
+        ok = 0;
+    }
+    if (s.stage_mismatches) {   /* a silent defect that something else saw: the label or the gate is wrong */
+        size_t l = strlen(why);
+        snprintf(why + l, sizeof why - l, "; %d candidate(s) stopped by another part of the gate than the "
+                 "sanitizer tool their label names", s.stage_mismatches);
         ok = 0;
     }
     if (s.gate_failures) {   /* the gate did not do its job for them: never a silent pass */

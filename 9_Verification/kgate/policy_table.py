@@ -10,6 +10,9 @@ answered (seconds_static); any other profile gives the verdict the candidate
 got past the static track, from whichever report ran it that far (a run under
 a laxer policy: that is what MORE.json is for), at its total time. When no
 report has that verdict, the profile's figures say how many are undetermined.
+A candidate a report marks beyond_run (labeled with a sanitizer tool that
+run did not run) takes its verdict from another report (run_corpus.sh's
+sanitizer pass, --sanitize=all).
 
 The table (one row per profile: bad candidates stopped, interception, good
 candidates stopped, false kills, median seconds per candidate) replaces what
@@ -68,7 +71,9 @@ def derive(reports):
                 # the static stage: a profile that does not stop it lets it through
                 e["dynamic"] = c["verdict"] if c["verdict"] != "P0" else "STATIC-OK"
                 e["t_total"] = c.get("seconds_static")
-            elif not stopped_here and c["verdict"] != "SKIPPED" and e["dynamic"] is None:
+            elif (not stopped_here and c["verdict"] != "SKIPPED" and not c.get("beyond_run")
+                  and e["dynamic"] is None):
+                # (beyond_run: its label's sanitizer tool did not run there; another report has it)
                 e["dynamic"] = c["verdict"]
                 e["t_total"] = c.get("seconds_total")
             if c["verdict"] == "SKIPPED":

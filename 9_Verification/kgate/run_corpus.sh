@@ -7,6 +7,10 @@
 #   kgate_corpus_lenient.txt/.json the candidates the default policy stops statically, run
 #                                 under --policy=lenient: their dynamic verdicts, so every
 #                                 profile's figures are known
+#   kgate_corpus_sanitize.txt/.json the silent defects whose label names a sanitizer tool the
+#                                 first run did not run (its --sanitize, default none), run again
+#                                 with --sanitize=all: every tool's candidates are judged, while
+#                                 the first run pays only for the tools its options ask for
 #   kgate_policies.md             the four profiles' interception, false kills and median
 #                                 seconds (policy_table.py)
 # and nothing outside OUTDIR (the run may happen on another machine, OUTDIR
@@ -60,6 +64,30 @@ if [ "${#extra[@]}" -gt 0 ]; then
   "${lcmd[@]}" >> "$out/kgate_corpus_lenient.txt" 2>&1
   echo "lenient pass: ${#extra[@]} candidate(s), $(grep -E '^verdicts:' "$out/kgate_corpus_lenient.txt")"
   reports+=("$out/kgate_corpus_lenient.json")
+fi
+
+# the sanitizer pass: labeled silent defects beyond the first run's --sanitize (beyond_run),
+# judged with every tool; they must be stopped there, by the tool their label names
+mapfile -t silent < <(python3 - "$out/kgate_corpus.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["candidates"]:
+    if c.get("beyond_run"):
+        print(c["file"])
+EOF
+)
+if [ "${#silent[@]}" -gt 0 ]; then
+  paths=()
+  for f in "${silent[@]}"; do paths+=("$here/corpus/$f"); done
+  scmd=("$root/bin/kgate" --no-explain --labels="$here/corpus/labels.tsv" --json="$out/kgate_corpus_sanitize.json"
+        "$@" --sanitize=all "${paths[@]}")
+  provenance "${scmd[*]}" > "$out/kgate_corpus_sanitize.txt"
+  "${scmd[@]}" >> "$out/kgate_corpus_sanitize.txt" 2>&1
+  src=$?
+  echo "sanitizer pass: ${#silent[@]} candidate(s), $(grep -E '^verdicts:' "$out/kgate_corpus_sanitize.txt"); $(grep -E '^sanitizer pass:' "$out/kgate_corpus_sanitize.txt")"
+  grep -E '^kgate: ' "$out/kgate_corpus_sanitize.txt"
+  reports+=("$out/kgate_corpus_sanitize.json")
+  [ "$src" -eq 0 ] || rc=1
 fi
 KGATE_COMMIT="$commit" python3 "$here/policy_table.py" "${reports[@]}" > "$out/kgate_policies.md"
 cat "$out/kgate_policies.md"

@@ -84,24 +84,36 @@ int kg_san_argv(const char *sanitizer, int tool, const char *xml, int port,
     /* num holds "86\0<port>\0" */
     int a = snprintf(num, 16, "%d", SZ_ERROR_EXITCODE) + 1;
     snprintf(num + a, 16, "%d", port);
+    /* At most 100 records: the verdict needs the first finding, and a
+     * defect in every thread (an output read before it is written, under
+     * initcheck) would otherwise write one record per element. The exit
+     * status still counts every error. */
     const char *fixed[] = {sanitizer, "--tool", sz_tool_name(tool), "--error-exitcode", num,
-                           "--print-limit", "0", "--xml", "--save", xml, "--port", num + a,
+                           "--print-limit", "100", "--xml", "--save", xml, "--port", num + a,
                            "--max-connections", "10", "--launch-timeout", "60"};
     int n = 0, nt = 0;
     while (target[nt]) nt++;
-    int need = (int)(sizeof fixed / sizeof fixed[0]) + 4 + nt + 1;
+    int need = (int)(sizeof fixed / sizeof fixed[0]) + 6 + nt + 1;
     if (need > max) return -1;
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) argv[n++] = fixed[i];
     if (tool == SZ_MEMCHECK) {
         argv[n++] = "--leak-check";
         argv[n++] = "full";
+        /* said, not assumed: device malloc() is checked and its leaks reported too */
+        argv[n++] = "--check-device-heap";
+        argv[n++] = "yes";
         /* end only the faulting kernel: the harness goes on and frees its
          * memory, so one bad read does not also read as leaks */
         argv[n++] = "--destroy-on-device-error";
         argv[n++] = "kernel";
     } else if (tool == SZ_RACECHECK) {
+        /* racecheck's analysis: one record per racing pair of source lines,
+         * with the count of thread pairs. "all" adds a record per thread
+         * pair: 8_Debugging/warpSyncVolatile's reduction (about 132,600
+         * pairs) timed out after 120 s with about 90 MB of log on our H200
+         * (results/H200/sanitize_2026-11-30_partial.txt, commit d4ff6ab). */
         argv[n++] = "--racecheck-report";
-        argv[n++] = "all";
+        argv[n++] = "analysis";
     }
     for (int i = 0; i < nt; i++) argv[n++] = target[i];
     argv[n] = NULL;
@@ -213,4 +225,22 @@ void kg_san_judge(int tool, int exit_code, int timed_out, const char *xml_path,
         r->verdict = KG_V_PASS;
     }
     sz_found_free(&found);
+}
+
+void kg_san_apply(kg_cand *c, int tool, const kg_san_result *r)
+{
+    if (r->verdict == KG_V_PASS) return;
+    c->verdict = KG_V_L2;
+    for (int k = 0; k < c->n_dev && k < KG_MAX_DEV; k++) c->dev[k].verdict = KG_V_L2;
+    snprintf(c->reason, sizeof c->reason, "%.240s; fix: %.150s", r->reason, r->hint);
+    c->san_stopped_by = tool + 1;
+    snprintf(c->san_kind, sizeof c->san_kind, "%s", r->kind);
+    snprintf(c->san_where, sizeof c->san_where, "%s", r->where);
+    snprintf(c->san_hint, sizeof c->san_hint, "%s", r->hint);
+}
+
+void kg_san_note_seconds(kg_cand *c, double seconds)
+{
+    c->sanitized = 1;
+    c->t_sanitize = seconds;
 }

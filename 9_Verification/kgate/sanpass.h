@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "../sanitize/sanitize.h"
+#include "kg_report.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,7 +38,10 @@ const char *kg_san_hint(const char *kind);
 const char *kg_san_phrase(const char *kind);
 
 /* The compute-sanitizer command line for one tool: the same flags as the
- * sanitize harness (README.md there, "How a run is made"), the report saved
+ * sanitize harness (README.md there, "How a run is made"), except: at
+ * most 100 records (--print-limit), racecheck's analysis report instead of
+ * every thread pair, and memcheck with --check-device-heap yes (device
+ * malloc() leaks); the report saved
  * to xml, then target[] (NULL-terminated). argv gets at most max entries
  * with the NULL; the numbers are written into num (at least 32 bytes).
  * Returns the count, -1 if max is too small. */
@@ -65,6 +69,15 @@ typedef struct {
  * hide what the tool counted. */
 void kg_san_judge(int tool, int exit_code, int timed_out, const char *xml_path,
                   size_t max_report, const char *display, kg_san_result *r);
+
+/* What the pass records on candidate c (sanitize_run.c calls these).
+ * kg_san_apply: tool's run r stopped it (r->verdict is not PASS): L2 on
+ * every device, the reason "<r->reason>; fix: <r->hint>", and the finding
+ * (tool, kind, file:line, hint) for the report and the feedback. Nothing
+ * when r passed. kg_san_note_seconds: the pass ran on c, in `seconds` (all
+ * its tools). */
+void kg_san_apply(kg_cand *c, int tool, const kg_san_result *r);
+void kg_san_note_seconds(kg_cand *c, double seconds);
 
 #ifdef __cplusplus
 }

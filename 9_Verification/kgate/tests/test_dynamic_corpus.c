@@ -71,6 +71,13 @@ static void test_labels_cover_corpus(void **s)
     for (int t = 0; t < kg_task_count(); t++)
         if (per_task[t] < 3) fail_msg("task %s has %d candidates", kg_task_at(t)->name, per_task[t]);
     assert_true(good * 10 >= n_labels * 3);   /* enough good ones for a meaningful false-kill rate */
+    /* silent defects for every tool of the sanitizer pass */
+    int per_tool[4] = {0}, silent = 0;
+    for (int i = 0; i < n_labels; i++)
+        if (labels[i].sanitizer > 0 && labels[i].sanitizer <= 4) per_tool[labels[i].sanitizer - 1]++, silent++;
+    assert_true(silent >= 12);
+    for (int t = 0; t < 4; t++)
+        if (per_tool[t] == 0) fail_msg("no silent defect for sanitizer tool %d", t);
     /* and every candidate file has a label */
     DIR *d = opendir(corpus);
     assert_non_null(d);
@@ -105,6 +112,12 @@ static void test_static_verdicts_on_corpus(void **s)
         int p0 = kg_static_worst(&r) == KG_P0;
         if (labels[i].expected == KG_V_P0 && !p0) {
             fprintf(stderr, "P0-labeled %s not rejected statically\n", labels[i].file);
+            bad++;
+        }
+        /* a silent defect is the sanitizer pass's to stop: the static track must let it through */
+        if (labels[i].sanitizer > 0 && p0) {
+            fprintf(stderr, "silent-defect %s rejected statically (%s: %s)\n", labels[i].file,
+                    r.n ? r.items[0].rule : "?", r.n ? r.items[0].message : "");
             bad++;
         }
         if (kg_label_is_good(labels[i].expected) && p0) {

@@ -12,6 +12,7 @@
 
 #include "json_valid.h"
 #include "kg_report.h"
+#include "../sanitize/sanitize.h"
 
 static void test_labels_ok(void **s)
 {
@@ -482,6 +483,160 @@ static void test_feedback(void **s)
     free(buf);
 }
 
+
+/* The fifth field: the sanitizer tool that must stop a silent defect. */
+static void test_labels_sanitizer(void **s)
+{
+    (void)s;
+    kg_label l[4];
+    char err[160];
+    assert_int_equal(kg_labels_parse("a.cu\trelu\tL2\tread past n\tsanitizer=memcheck\n"
+                                     "b.cu\trelu\tL2\tsync\tsanitizer=synccheck\n"
+                                     "c.cu\trelu\tPASS\tnone\n"
+                                     "d.cu\trelu\tL2\tx\t\n",
+                                     l, 4, err, sizeof err), 4);
+    assert_int_equal(l[0].sanitizer, 1 + SZ_MEMCHECK);
+    assert_string_equal(l[0].defect, "read past n");
+    assert_int_equal(l[1].sanitizer, 1 + SZ_SYNCCHECK);
+    assert_int_equal(l[2].sanitizer, 0);
+    assert_int_equal(l[3].sanitizer, 0);   /* an empty fifth field is no requirement */
+    assert_int_equal(kg_labels_parse("a.cu\trelu\tL2\tx\tsanitizer=valgrind\n", l, 4, err, sizeof err), -1);
+    assert_non_null(strstr(err, "line 1: fifth field 'sanitizer=valgrind'"));
+    assert_int_equal(kg_labels_parse("a.cu\trelu\tL2\tx\tmemcheck\n", l, 4, err, sizeof err), -1);
+    assert_int_equal(kg_labels_parse("a.cu\trelu\tL3\tx\tsanitizer=racecheck\n", l, 4, err, sizeof err), -1);
+    assert_non_null(strstr(err, "a sanitizer finding is L2"));
+}
+
+static kg_cand mk_san(int verdict, int label_tool, int stopped_by)
+{
+    kg_cand c = mk(KG_V_L2, verdict, 1.0);
+    c.san_label = label_tool + 1;
+    c.san_stopped_by = stopped_by + 1;   /* -1: nothing of the sanitizer's */
+    return c;
+}
+
+/* A silent defect counts only when the tool its label names stops it: a
+ * stop by another tool or another part of the gate is off the label; one
+ * that passes a run without its tool is neither a hit nor a miss. */
+static void test_sanitizer_labels(void **s)
+{
+    (void)s;
+    unsigned saved = kg_report_san_tools;
+    kg_report_san_tools = 1u << SZ_MEMCHECK | 1u << SZ_RACECHECK;   /* --sanitize=fast */
+    kg_cand c[6] = {
+        mk_san(KG_V_L2, SZ_MEMCHECK, SZ_MEMCHECK),      /* right tool */
+        mk_san(KG_V_L2, SZ_RACECHECK, SZ_MEMCHECK),     /* another tool */
+        mk_san(KG_V_L2, SZ_MEMCHECK, -1),               /* L2, but not the sanitizer's (a guard check) */
+        mk_san(KG_V_L3, SZ_MEMCHECK, -1),               /* another part of the gate */
+        mk_san(KG_V_PASS, SZ_MEMCHECK, -1),             /* missed by the tool that ran */
+        mk_san(KG_V_PASS, SZ_INITCHECK, -1),            /* initcheck did not run: beyond this run */
+    };
+    int off[6] = {0, 1, 1, 1, 1, 0};
+    for (int i = 0; i < 6; i++) {
+        if (kg_cand_off_label(&c[i]) != off[i]) fail_msg("candidate %d: off_label %d", i, !off[i]);
+        assert_int_equal(kg_cand_beyond_run(&c[i]), i == 5);
+    }
+    kg_summary sm;
+    kg_summarize(c, 6, 1.0, &sm);
+    assert_int_equal(sm.beyond_sanitizer, 1);
+    assert_int_equal(sm.n_labeled, 5);   /* the one beyond the run is left out of the rates */
+    assert_int_equal(sm.bad, 5);
+    assert_int_equal(sm.bad_stopped, 4);
+    assert_int_equal(sm.stage_mismatches, 3);
+    size_t len;
+    char *t = render(print_cand, &c[1], &len);
+    assert_non_null(strstr(t, "label=L2       by racecheck  <-- MISMATCH"));
+    free(t);
+    t = render(print_cand, &c[0], &len);
+    assert_null(strstr(t, "MISMATCH"));
+    free(t);
+    t = render(print_cand, &c[5], &len);
+    assert_non_null(strstr(t, "by initcheck  (beyond this run's --sanitize: not counted)"));
+    free(t);
+    t = render(print_sum, &sm, &len);
+    assert_non_null(strstr(t, "beyond this run's --sanitize (labeled with a tool it did not run, left out of the rates): 1"));
+    assert_non_null(strstr(t, "stopped, but not by the sanitizer tool their label names: 3"));
+    free(t);
+    /* --sanitize=all: the initcheck candidate that passed is a miss */
+    kg_report_san_tools = 0xfu;
+    assert_int_equal(kg_cand_beyond_run(&c[5]), 0);
+    assert_int_equal(kg_cand_off_label(&c[5]), 1);
+    /* a partial run: STATIC-OK is what an L2 label expects of the static track */
+    kg_report_san_tools = 0;
+    kg_cand p = mk_san(KG_V_STATIC_OK, SZ_MEMCHECK, -1);
+    assert_int_equal(kg_cand_off_label(&p), 0);
+    kg_report_san_tools = saved;
+}
+
+/* The sanitizer pass's cost: per candidate (text and JSON) and in the summary. */
+static void test_sanitizer_seconds(void **s)
+{
+    (void)s;
+    kg_cand c[4] = {mk(KG_V_PASS, KG_V_PASS, 1.0), mk(KG_V_PASS, KG_V_PASS, 1.0),
+                    mk(KG_V_L2, KG_V_L2, 1.0), mk(KG_V_L3, KG_V_L3, 1.0)};
+    double secs[3] = {4.0, 2.5, 9.0};
+    for (int i = 0; i < 3; i++) {
+        c[i].sanitized = 1;
+        c[i].t_sanitize = secs[i];
+    }
+    c[2].san_stopped_by = 1 + SZ_MEMCHECK;
+    snprintf(c[2].san_kind, sizeof c[2].san_kind, "oob-global-read");
+    snprintf(c[2].san_where, sizeof c[2].san_where, "cand.cu:17");
+    kg_summary sm;
+    kg_summarize(c, 4, 1.0, &sm);
+    assert_int_equal(sm.san_n, 3);
+    assert_true(fabs(sm.san_median_s - 4.0) < 1e-12);
+    assert_true(fabs(sm.san_total_s - 15.5) < 1e-12);
+    assert_true(fabs(sm.median_s - 1.0) < 1e-12);   /* not in the seconds per candidate */
+    size_t len;
+    char *t = render(print_sum, &sm, &len);
+    assert_non_null(strstr(t, "sanitizer pass: 3 candidate(s), median 4.00 s, total 15.50 s"));
+    free(t);
+    t = render(print_cand, &c[2], &len);
+    assert_non_null(strstr(t, "; sanitizer pass 9.000 (after the verdict, not in the total)\n"));
+    assert_non_null(strstr(t, "    sanitizer: memcheck oob-global-read at cand.cu:17\n"));
+    free(t);
+    t = render(print_cand, &c[3], &len);
+    assert_null(strstr(t, "sanitizer"));
+    free(t);
+    kg_run_info info = {"bwrap", "H200", "90", "full", 1, "default"};
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(kg_write_json(f, &info, c, 4, &sm), 0);
+    fclose(f);
+    char err[200];
+    if (!json_valid(buf, len, err, sizeof err)) fail_msg("invalid JSON: %s", err);
+    assert_non_null(strstr(buf, "\"seconds_sanitizer\":2.5,"));
+    assert_non_null(strstr(buf, "\"seconds_sanitizer\":null,"));
+    assert_non_null(strstr(buf, "\"sanitizer_candidates\":3,\"sanitizer_median_seconds\":4,"
+                                "\"sanitizer_total_seconds\":15.5,"));
+    free(buf);
+}
+
+/* The feedback names the sanitizer's finding: tool, kind, file:line, fix. */
+static void test_feedback_sanitizer(void **s)
+{
+    (void)s;
+    kg_cand c[2] = {mk(KG_V_L2, KG_V_L2, 1.0), mk(KG_V_PASS, KG_V_PASS, 1.0)};
+    c[0].san_stopped_by = 1 + SZ_RACECHECK;
+    snprintf(c[0].san_kind, sizeof c[0].san_kind, "shared-race");
+    snprintf(c[0].san_where, sizeof c[0].san_where, "sum_\"race\".cu:31");
+    snprintf(c[0].san_hint, sizeof c[0].san_hint, "put __syncthreads() after writing a tile");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(kg_write_feedback(f, c, 2), 0);
+    fclose(f);
+    char *nl = strchr(buf, '\n');
+    assert_non_null(nl);
+    char err[200];
+    if (!json_valid(buf, (size_t)(nl - buf), err, sizeof err)) fail_msg("invalid: %s\n%s", err, buf);
+    assert_non_null(strstr(buf, "\"sanitizer\":{\"tool\":\"racecheck\",\"kind\":\"shared-race\","
+                                "\"where\":\"sum_\\\"race\\\".cu:31\",\"fix\":\"put __syncthreads()"));
+    assert_non_null(strstr(nl + 1, "\"sanitizer\":null,"));
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -492,6 +647,8 @@ int main(void)
         cmocka_unit_test(test_json_escape),  cmocka_unit_test(test_json_report_valid),
         cmocka_unit_test(test_forged_records), cmocka_unit_test(test_partial_mismatch),
         cmocka_unit_test(test_escapes),      cmocka_unit_test(test_gate_failures),
+        cmocka_unit_test(test_labels_sanitizer), cmocka_unit_test(test_sanitizer_labels),
+        cmocka_unit_test(test_sanitizer_seconds), cmocka_unit_test(test_feedback_sanitizer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

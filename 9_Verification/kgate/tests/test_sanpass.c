@@ -1,4 +1,4 @@
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE
 /* test_sanpass.c: the gate's sanitizer pass (sanpass.c) on the CPU. The
  * sanitize harness's fake compute-sanitizer (../sanitize/tests/
  * fake_sanitizer.sh) is run with the command line the gate builds; it saves
@@ -112,13 +112,15 @@ static void test_argv(void **s)
     assert_string_equal(argv[0], "cs");
     assert_true(has_pair(argv, n, "--tool", "memcheck"));
     assert_true(has_pair(argv, n, "--leak-check", "full"));
+    assert_true(has_pair(argv, n, "--check-device-heap", "yes"));
     assert_true(has_pair(argv, n, "--save", "/tmp/r.xml"));
     assert_true(has_pair(argv, n, "--error-exitcode", "86"));
     assert_true(has_pair(argv, n, "--port", "49162"));
     assert_string_equal(argv[n - 2], "/h");
     assert_string_equal(argv[n - 1], "--small");
     n = kg_san_argv("cs", SZ_RACECHECK, "/tmp/r.xml", 49162, target, argv, 48, num);
-    assert_true(has_pair(argv, n, "--racecheck-report", "all"));
+    assert_true(has_pair(argv, n, "--racecheck-report", "analysis"));
+    assert_true(has_pair(argv, n, "--print-limit", "100"));
     assert_false(has_pair(argv, n, "--leak-check", "full"));
     assert_int_equal(kg_san_argv("cs", SZ_MEMCHECK, "x", 1, target, argv, 8, num), -1);
 }
@@ -275,6 +277,89 @@ static void test_hints(void **s)
     }
 }
 
+
+/* racecheck's analysis report alone (what the gate asks for: one record per
+ * racing pair of lines, not one per thread pair) is a finding with the
+ * candidate's line: the planted race's capture with its Hazard records cut. */
+static void test_racecheck_analysis(void **s)
+{
+    (void)s;
+    char cmd[2600], fx[1200], xml[160];
+    snprintf(fx, sizeof fx, "%s/fixtures/planted_shared_race.racecheck.xml", san_dir);
+    snprintf(xml, sizeof xml, "%s/analysis.xml", tmp);
+    snprintf(cmd, sizeof cmd,
+             "awk '/<record>/{b=$0; r=1; next} r{b=b\"\\n\"$0; if (/<\\/record>/){if (b !~ /<kind>Hazard</) print b; r=0}; next} "
+             "{print}' '%s' > '%s'", fx, xml);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "grep -c '<kind>Hazard' '%s' >/dev/null", xml);
+    assert_int_not_equal(system(cmd), 0);   /* no Hazard record is left */
+    kg_san_result r;
+    kg_san_judge(SZ_RACECHECK, SZ_ERROR_EXITCODE, 0, xml, 0, "shared_race.cu", &r);
+    assert_int_equal(r.verdict, KG_V_L2);
+    assert_int_equal(r.n_findings, 1);
+    assert_string_equal(r.kind, "shared-race");
+    assert_string_equal(r.where, "shared_race.cu:11");
+    assert_non_null(strstr(r.reason, "racecheck: Race condition at shared_race.cu:11 [shared-race]"));
+}
+
+/* What the pass records on a candidate: the L2, the reason, and the finding
+ * (tool, kind, file:line, hint) that the report and the feedback print; a
+ * clean run changes nothing. The real H200 capture of racecheck (warnings
+ * of a warp-synchronous race) is a finding too. */
+static void test_apply(void **s)
+{
+    (void)s;
+    kg_cand c;
+    memset(&c, 0, sizeof c);
+    c.verdict = KG_V_PASS;
+    c.n_dev = 2;
+    c.dev[0].verdict = c.dev[1].verdict = KG_V_PASS;
+    kg_san_result r;
+    run_fake(SZ_MEMCHECK, "planted_clean.memcheck.xml", "cand.cu", &r);
+    kg_san_apply(&c, SZ_MEMCHECK, &r);
+    assert_int_equal(c.verdict, KG_V_PASS);
+    assert_int_equal(c.san_stopped_by, 0);
+    assert_string_equal(c.reason, "");
+    run_fake(SZ_RACECHECK, "h200/race.xml", "probe.cu", &r);
+    assert_int_equal(r.verdict, KG_V_L2);
+    assert_string_equal(r.kind, "shared-race");
+    kg_san_apply(&c, SZ_RACECHECK, &r);
+    assert_int_equal(c.verdict, KG_V_L2);
+    assert_int_equal(c.dev[0].verdict, KG_V_L2);
+    assert_int_equal(c.dev[1].verdict, KG_V_L2);
+    assert_int_equal(c.san_stopped_by, 1 + SZ_RACECHECK);
+    assert_string_equal(c.san_kind, "shared-race");
+    assert_string_equal(c.san_where, r.where);
+    assert_true(!strncmp(c.san_where, "probe.cu:", 9));
+    assert_string_equal(c.san_hint, kg_san_hint("shared-race"));
+    assert_true(!strncmp(c.reason, "racecheck: ", 11));
+    assert_non_null(strstr(c.reason, "; fix: two threads touch the same shared memory"));
+    /* a run that failed without a finding still names its tool */
+    memset(&c, 0, sizeof c);
+    kg_san_judge(SZ_SYNCCHECK, 1, 0, "/nonexistent/report.xml", 0, "cand.cu", &r);
+    kg_san_apply(&c, SZ_SYNCCHECK, &r);
+    assert_int_equal(c.verdict, KG_V_L2);
+    assert_int_equal(c.san_stopped_by, 1 + SZ_SYNCCHECK);
+    assert_string_equal(c.san_kind, "");
+    kg_san_note_seconds(&c, 7.25);
+    assert_int_equal(c.sanitized, 1);
+    assert_true(c.t_sanitize == 7.25);
+    /* the feedback carries the finding */
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "oob_read.cu");
+    run_fake(SZ_MEMCHECK, "planted_oob_read.memcheck.xml", "oob_read.cu", &r);
+    kg_san_apply(&c, SZ_MEMCHECK, &r);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    kg_feedback_record(f, &c);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"sanitizer\":{\"tool\":\"memcheck\",\"kind\":\"oob-global-read\","
+                                "\"where\":\"oob_read.cu:9\",\"fix\":\"a thread reads past the end"));
+    assert_non_null(strstr(buf, "\"verdict\":\"L2\""));
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -286,6 +371,8 @@ int main(void)
         cmocka_unit_test(test_candidate_line),
         cmocka_unit_test(test_forged_report_text),
         cmocka_unit_test(test_hints),
+        cmocka_unit_test(test_apply),
+        cmocka_unit_test(test_racecheck_analysis),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
