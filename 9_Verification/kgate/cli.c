@@ -79,8 +79,8 @@ void usage(FILE *f)
             "                     under way stopped when they run out (default 90: the run ends at most\n"
             "                     90 s after its last verdict)\n"
             "  --sanitize=MODE    run each candidate that passed once more on the small shapes under\n"
-            "                     compute-sanitizer, in its sandbox; a finding is L2: none (the\n"
-            "                     default), fast (memcheck with leak checking, racecheck) or all\n"
+            "                     compute-sanitizer, in its sandbox; a finding is L2: none, fast\n"
+            "                     (the default: memcheck with leak checking, racecheck) or all\n"
             "                     (also initcheck, synccheck); --compute-sanitizer=PATH the tool\n"
             "  --no-sandbox       run the scan, compiler and candidates WITHOUT the sandbox (UNSAFE:\n"
             "                     only on a machine where bubblewrap cannot work, for code you trust)\n"
@@ -140,6 +140,7 @@ int parse_args(int argc, char **argv, kg_opts *o)
     o->explain_budget = 90;   /* the README's corpus command within 8 minutes on the H200 */
     o->explain = -1;
     o->seed = 2026;
+    o->sanitize = KG_SAN_FAST;   /* a PASS must also run clean under memcheck and racecheck */
     o->nvcc = "nvcc";
     o->python = "python3";
     o->policy = KG_POLICY_DEFAULT;
@@ -222,6 +223,7 @@ int parse_args(int argc, char **argv, kg_opts *o)
         else if (!strcmp(name, "sanitize")) {
             o->sanitize = kg_san_mode_parse(val);
             if (o->sanitize < 0) { bad_arg("--sanitize=%s: expected none, fast or all", val); return -1; }
+            o->sanitize_given = 1;
         }
         else if (!strcmp(name, "policy")) {
             o->policy = kg_policy_parse(val);

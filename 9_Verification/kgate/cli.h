@@ -15,7 +15,8 @@ typedef struct {
     const char *task, *json, *labels, *arch, *work, *nvcc, *feedback, *python, *ncu;
     int jobs, mode, no_timing, keep, no_sandbox, policy;
     int explain;                       /* -1: where ncu is found, 0: never, 1: always (an error without ncu) */
-    int sanitize;                      /* KG_SAN_NONE, _FAST, _ALL (sanpass.h) */
+    int sanitize;                      /* KG_SAN_NONE, _FAST (the default), _ALL (sanpass.h) */
+    int sanitize_given;                /* --sanitize was on the command line */
     const char *sanitizer;             /* --compute-sanitizer=PATH (default: CUDA's) */
     int all_devices, n_dev_req, dev_req[KG_MAX_DEV];
     double timeout, scan_timeout, compile_timeout, torch_timeout, explain_budget;

@@ -348,9 +348,18 @@ int main(int argc, char **argv)
     }
     char sanitizer[PATH_MAX] = "";
     if (o.mode == MODE_FULL && o.sanitize != KG_SAN_NONE) {
-        if (find_sanitizer(&g, sanitizer, sizeof sanitizer) != 0)
-            return bad_arg("--sanitize: no compute-sanitizer at %s (give it with --compute-sanitizer=PATH)",
-                           sanitizer);
+        if (find_sanitizer(&g, sanitizer, sizeof sanitizer) != 0) {
+            if (o.sanitize_given || o.sanitizer)
+                return bad_arg("--sanitize: no compute-sanitizer at %s (give it with --compute-sanitizer=PATH)",
+                               sanitizer);
+            /* the default on a toolkit without the tool: said, not an error */
+            printf("# sanitize: off: no compute-sanitizer at %s (the default is --sanitize=fast; "
+                   "--compute-sanitizer=PATH names the tool, --sanitize=none turns the pass off)\n", sanitizer);
+            o.sanitize = KG_SAN_NONE;
+            sanitizer[0] = 0;
+        }
+    }
+    if (o.mode == MODE_FULL && o.sanitize != KG_SAN_NONE) {
         char real[PATH_MAX];
         if (real_path_into(sanitizer, real, sizeof real) == 0) {
             char *sl = strrchr(real, '/');

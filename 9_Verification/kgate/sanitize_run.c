@@ -121,9 +121,7 @@ static int run_tool(kg_gate *g, kg_cand *c, kg_job *j, int task, int tool, const
     }
     if (!g->o->keep) unlink(logp);
     if (r.verdict == KG_V_PASS) return 0;
-    c->verdict = KG_V_L2;
-    for (int k = 0; k < c->n_dev; k++) c->dev[k].verdict = KG_V_L2;
-    snprintf(c->reason, sizeof c->reason, "%.240s; fix: %.150s", r.reason, r.hint);
+    kg_san_apply(c, tool, &r);   /* L2, the reason, and the finding for the report and the feedback */
     return 1;
 }
 
@@ -150,6 +148,7 @@ void sanitize_passed(kg_gate *g, kg_cand *cands, kg_job *jobs, int n, const char
             int stopped = 0;
             for (int k = 0; k < nt && !stopped; k++) stopped = run_tool(g, c, j, ti, tools[k], sanitizer);
             double took = kg_now() - t0;
+            kg_san_note_seconds(c, took);
             if (secs) secs[n_run] = took;
             n_run++;
             n_stopped += stopped;

@@ -299,7 +299,7 @@ static void test_racecheck_analysis(void **s)
     assert_int_equal(r.n_findings, 1);
     assert_string_equal(r.kind, "shared-race");
     assert_string_equal(r.where, "shared_race.cu:11");
-    assert_non_null(strstr(r.reason, "racecheck: Race condition at shared_race.cu:11 [shared-race]"));
+    assert_non_null(strstr(r.reason, "racecheck: a shared-memory race at shared_race.cu:11 [shared-race]"));
 }
 
 /* What the pass records on a candidate: the L2, the reason, and the finding
