@@ -8,8 +8,11 @@
  * What it teaches: launching clusters (cudaLaunchKernelEx with
  * cudaLaunchAttributeClusterDimension; cudaOccupancyMaxActiveClusters; the
  * non-portable size 16), addressing a peer block's shared memory, the two
- * cluster.sync() calls that make it safe, and what a DSMEM access costs
- * next to the block's own shared memory and to L2.
+ * cluster.sync() calls that make it safe, what a DSMEM access costs
+ * next to the block's own shared memory and to L2, and (steps 08 to 11) how
+ * to batch the remote traffic: samples sent into an inbox in the owner's
+ * shared memory, with one remote atomic per warp, instead of a remote
+ * atomic per sample.
  *
  * Build:  make -C 6_Advanced/clusters     (or `make clusters` at the top; sm_90 or later)
  * Run:    bin/clusters                    2^28 samples (512 MiB), both inputs, every variant, the probe
