@@ -9,7 +9,7 @@
  * cudaLaunchAttributeClusterDimension; cudaOccupancyMaxActiveClusters; the
  * non-portable size 16), addressing a peer block's shared memory, the two
  * cluster.sync() calls that make it safe, what a DSMEM access costs
- * next to the block's own shared memory and to L2, and (steps 08 to 11) how
+ * next to the block's own shared memory and to L2, and (steps 08 to 12) how
  * to batch the remote traffic: samples sent into an inbox in the owner's
  * shared memory, with one remote atomic per warp, instead of a remote
  * atomic per sample.
@@ -37,7 +37,8 @@
  *                      added there with local atomics after a cluster.sync()
  *   09 cluster2_inbox_vec       the offsets staged and sent 16 bytes at a time
  *   10 cluster2_inbox_prefetch  the next round's loads issued before the barriers
- *   11 cluster4_inbox_prefetch  step 10 on a cluster of 4
+ *   11 cluster2_inbox_split     each barrier split into arrive and wait, work in between
+ *   12 cluster4_inbox_split     step 11 on a cluster of 4
  *   probe              DSMEM latency (pointer chase, clock64) and bandwidth, next to
  *                      shared memory and L2 (dsmem_probe.cuh)
  *
@@ -79,7 +80,8 @@
 #include "kernels/08_cluster2_inbox.cuh"
 #include "kernels/09_cluster2_inbox_vec.cuh"
 #include "kernels/10_cluster2_inbox_prefetch.cuh"
-#include "kernels/11_cluster4_inbox_prefetch.cuh"
+#include "kernels/11_cluster2_inbox_split.cuh"
+#include "kernels/12_cluster4_inbox_split.cuh"
 #include "dsmem_probe.cuh"   /* not a step: the measurement beside them */
 
 /* ---- launchers ----------------------------------------------------------- */
@@ -91,7 +93,8 @@ typedef struct {
     void *cub_temp;
     size_t cub_bytes;
     unsigned force_clusters; /* a checked launch's own number of clusters; 0 = the launcher's */
-    long long stall;         /* a checked launch's late zeroer (kernels/02): clock cycles; 0 = none */
+    long long stall;         /* a checked launch's late zeroer (kernels/02) and drainer (kernels/08):
+                                clock cycles; 0 = none */
 } cl_ctx;
 
 typedef void (*hist_kernel)(const uint16_t *, size_t, unsigned *, long long);
@@ -106,9 +109,10 @@ static void run_global_atomics(void *p, cudaStream_t s)
 }
 
 /* Which kernel a cluster step runs: hist_cluster (steps 02 to 06),
- * hist_cluster_red (step 07), hist_inbox (steps 08 to 11: the 16-bit sends,
- * the staged 16-byte sends, and those with the loads one round early). */
-enum { K_PLAIN = 0, K_RED = 1, K_INBOX = 2, K_INBOX_VEC = 3, K_INBOX_PREFETCH = 4 };
+ * hist_cluster_red (step 07), hist_inbox (steps 08 to 12: the 16-bit sends,
+ * the staged 16-byte sends, those with the loads one round early, and those
+ * with each barrier split in two). */
+enum { K_PLAIN = 0, K_RED = 1, K_INBOX = 2, K_INBOX_VEC = 3, K_INBOX_PREFETCH = 4, K_INBOX_SPLIT = 5 };
 
 /* Vectors per thread and round of an inbox step: as many as its inbox fits. */
 static constexpr int inbox_vecs(int cluster) { return cluster == 2 ? CL_INBOX_VECS2 : CL_INBOX_VECS4; }
@@ -147,9 +151,10 @@ template <int CLUSTER, int PASSES, int KIND>
 static hist_kernel cluster_kernel(void)
 {
     if constexpr (KIND == K_RED) return hist_cluster_red<CLUSTER>;
-    else if constexpr (KIND == K_INBOX) return hist_inbox<CLUSTER, inbox_vecs(CLUSTER), 0, 0>;
-    else if constexpr (KIND == K_INBOX_VEC) return hist_inbox<CLUSTER, inbox_vecs(CLUSTER), 1, 0>;
-    else if constexpr (KIND == K_INBOX_PREFETCH) return hist_inbox<CLUSTER, inbox_vecs(CLUSTER), 1, 1>;
+    else if constexpr (KIND == K_INBOX) return hist_inbox<CLUSTER, inbox_vecs(CLUSTER), 0, 0, 0>;
+    else if constexpr (KIND == K_INBOX_VEC) return hist_inbox<CLUSTER, inbox_vecs(CLUSTER), 1, 0, 0>;
+    else if constexpr (KIND == K_INBOX_PREFETCH) return hist_inbox<CLUSTER, inbox_vecs(CLUSTER), 1, 1, 0>;
+    else if constexpr (KIND == K_INBOX_SPLIT) return hist_inbox<CLUSTER, inbox_vecs(CLUSTER), 1, 1, 1>;
     else return hist_cluster<CLUSTER, PASSES>;
 }
 
@@ -162,6 +167,15 @@ static int resident_clusters(void)
     static int cached = -1;
     if (cached >= 0) return cached;
     hist_kernel k = cluster_kernel<CLUSTER, PASSES, KIND>();
+    int dev = 0, optin = 0;   /* the inbox steps ask for up to 224 KiB: more than some GPUs allow */
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (cluster_smem<CLUSTER, PASSES, KIND>() > (size_t)optin) {
+        report_note("cluster of %d: %zu bytes of shared memory per block, this GPU allows %d", CLUSTER,
+                    cluster_smem<CLUSTER, PASSES, KIND>(), optin);
+        cached = 0;
+        return 0;
+    }
     CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)cluster_smem<CLUSTER, PASSES, KIND>()));
     if (CLUSTER > 8) CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
@@ -237,8 +251,10 @@ static const variant variants[] = {
      "09: step 08 with the offsets staged and sent 16 bytes at a time"},
     {"cluster2_inbox_prefetch", run_cluster<2, 1, K_INBOX_PREFETCH>, 0, 2,
      resident_clusters<2, 1, K_INBOX_PREFETCH>, "10: step 09 with each round's loads issued a round early"},
-    {"cluster4_inbox_prefetch", run_cluster<4, 1, K_INBOX_PREFETCH>, 0, 4,
-     resident_clusters<4, 1, K_INBOX_PREFETCH>, "11: step 10 on a cluster of 4"},
+    {"cluster2_inbox_split", run_cluster<2, 1, K_INBOX_SPLIT>, 0, 2, resident_clusters<2, 1, K_INBOX_SPLIT>,
+     "11: step 10 with each barrier split into arrive and wait, work in between"},
+    {"cluster4_inbox_split", run_cluster<4, 1, K_INBOX_SPLIT>, 0, 4, resident_clusters<4, 1, K_INBOX_SPLIT>,
+     "12: step 11 on a cluster of 4"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -317,7 +333,7 @@ static int check_once(const variant *v, cl_ctx *x, const uint16_t *h_data, uint3
 {
     char what[128];
     snprintf(what, sizeof what, "%s(n=%zu%s) hist", v->name, x->n,
-             x->stall ? ", 1 cluster, warp 0 zeroing late" : x->force_clusters ? ", 1 cluster" : "");
+             x->stall ? ", 1 cluster, warp 0 of block 0 late" : x->force_clusters ? ", 1 cluster" : "");
     poison_guarded(x->hist, CL_BINS * sizeof(unsigned));
     v->run(x, 0);
     kernel_done_or_fail(v, what);
@@ -336,7 +352,9 @@ static int check_once(const variant *v, cl_ctx *x, const uint16_t *h_data, uint3
  * then the full size; a cluster step also on a grid of one cluster, so
  * every thread loops and a wrong stride shows, with warp 0 of block 0
  * zeroing its share of the slice CL_STALL_CYCLES late (kernels/02): the
- * adds of everyone else come first, and only barrier 1 keeps them. */
+ * adds of everyone else come first, and only barrier 1 keeps them (in the
+ * inbox steps it also drains round 0 late: only barrier B keeps a peer's
+ * next round from overwriting what it has not drained). */
 static int check_variant(const variant *v, const cl_ctx *ctx, const uint16_t *h_data, uint32_t *h_ref,
                          uint32_t *h_out)
 {
@@ -356,11 +374,11 @@ static int check_variant(const variant *v, const cl_ctx *ctx, const uint16_t *h_
         x.stall = CL_STALL_CYCLES;
         ok &= check_once(v, &x, h_data, h_ref, h_out);
         /* One cluster over up to 2^18+3 samples: the inbox steps make 4 rounds
-         * or more (a launcher's grid at --quick's sizes makes one), so a
-         * counter or an inbox carried wrongly into the next round shows. */
+         * (a launcher's grid at --quick's sizes makes one), so a counter or an
+         * inbox carried wrongly into the next round shows; with the stall,
+         * warp 0 of block 0 also drains round 0 late (kernels/08). */
         if (ctx->n > 65541) {
             x.n = ctx->n < QUICK_N ? ctx->n : QUICK_N;
-            x.stall = 0;
             ok &= check_once(v, &x, h_data, h_ref, h_out);
         }
     }
@@ -619,7 +637,7 @@ int main(int argc, char **argv)
                 runs[v] = opts_variant_runs(opt_variant, variants[v].name, variants[v].is_reference);
                 if (runs[v] && variants[v].fits && variants[v].fits() < 1) {
                     report_note("%s: a cluster of %d does not fit on this GPU "
-                                "(cudaOccupancyMaxActiveClusters = 0): not run",
+                                "(cudaOccupancyMaxActiveClusters = 0, or a note above says why): not run",
                                 variants[v].name, variants[v].cluster);
                     runs[v] = 0;
                 }

@@ -58,13 +58,13 @@ CL_HD unsigned cl_slice(unsigned cluster, unsigned passes) { return CL_BINS / pa
 CL_HD unsigned cl_owner(unsigned b, unsigned slice) { return b / slice; }
 CL_HD unsigned cl_offset(unsigned b, unsigned slice) { return b % slice; }
 
-/* ---- the inbox steps (kernels/08 to 11) -----------------------------------
+/* ---- the inbox steps (kernels/08 to 12) -----------------------------------
  * A block of a cluster of C >= 2 sends the samples of a peer's slice to it as
  * 16-bit offsets into the peer's inbox; the peer adds them after a barrier.
  * Per round every thread reads `vecs` 16-byte vectors (8 samples each), and
  * the inbox must hold the worst case: every sample of all C - 1 peers'
  * round for this block: (C - 1) * threads * 8 * vecs entries (step 08).
- * Steps 09 to 11 send whole 16-byte chunks of 8 entries, the last one of a
+ * Steps 09 to 12 send whole 16-byte chunks of 8 entries, the last one of a
  * send padded with CL_EMPTY (never an offset: a slice has at most 32,768
  * bins). A send carries the K <= 256 samples of one warp's vector that are
  * the peer's, ceil(K / 8) <= 32 chunks, and a peer's warp sends me once per

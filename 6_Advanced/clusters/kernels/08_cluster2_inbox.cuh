@@ -29,6 +29,10 @@
  * read before the previous round's B and next written after this round's B:
  * so no thread of the block can read a counter another thread has zeroed.
  *
+ * stall (0 in every timed run): as in step 02, warp 0 of block rank 0 zeroes
+ * late; and in round 0 it also drains late, so that without barrier B a
+ * peer's next round would overwrite the entries it has not drained yet.
+ *
  * Around the rounds stand step 02's barriers: 1 after zeroing the slice and
  * the counters, 2 before the merge (the n % 8 samples after the last whole
  * vector are added with step 03's remote atomics, before barrier 2). Every
@@ -47,7 +51,7 @@
  *
  * Measured: (measured on the H200: see results).
  *
- * The same kernel runs steps 09 to 11 (their files say what they change):
+ * The same kernel runs steps 09 to 12 (their files say what they change):
  *   WIDE      0: one 2-byte store per remote sample, straight to the owner;
  *             1 (step 09): the warp packs a peer's offsets in a staging
  *             buffer of its own shared memory first and sends them as
@@ -55,6 +59,11 @@
  *             CL_EMPTY); the counters then count 16-byte chunks.
  *   PREFETCH  1 (step 10): each round's loads are issued one round early,
  *             so they fly during the barriers and the drain.
+ *   SPLIT     1 (step 11): barriers A and B each split into an arrive and a
+ *             wait, with work that needs no peer in between: the own-slice
+ *             adds between A's arrive and wait; the next round's loads
+ *             between B's arrive and wait (B's wait comes just before the
+ *             next round's first send, and after the last round).
  */
 #define CL_FULL_WARP 0xFFFFFFFFu
 
@@ -73,7 +82,16 @@ __device__ __forceinline__ void cl_unpack8(const uint4 w, unsigned s[8])
     s[6] = w.w & 0xFFFFu; s[7] = w.w >> 16;
 }
 
-template <int CLUSTER, int VECS, int WIDE, int PREFETCH>
+/* Add the samples of s[8] that are in my slice, with shared-memory atomics. */
+__device__ __forceinline__ void cl_add_own(unsigned *slice_bins, const unsigned s[8], bool have, unsigned rank,
+                                           unsigned slice)
+{
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+        if (have && cl_owner(s[j], slice) == rank) atomicAdd(&slice_bins[cl_offset(s[j], slice)], 1u);
+}
+
+template <int CLUSTER, int VECS, int WIDE, int PREFETCH, int SPLIT>
 __global__ void __launch_bounds__(CL_THREADS)
 hist_inbox(const uint16_t *data, size_t n, unsigned *hist, long long stall)
 {
@@ -130,14 +148,13 @@ hist_inbox(const uint16_t *data, size_t n, unsigned *hist, long long stall)
                 w[k] = have[k] ? __ldg(vec + i) : make_uint4(0, 0, 0, 0);
             }
         }
+        if (SPLIT && r > 0) cluster.barrier_wait();   /* B of round r - 1: peers may be sent to again */
 
 #pragma unroll
         for (int k = 0; k < VECS; k++) {
             unsigned s[8];
             cl_unpack8(w[k], s);
-#pragma unroll
-            for (int j = 0; j < 8; j++)   /* my own slice: a shared-memory atomic, now */
-                if (have[k] && cl_owner(s[j], SLICE) == rank) atomicAdd(&slice_bins[cl_offset(s[j], SLICE)], 1u);
+            if (!SPLIT) cl_add_own(slice_bins, s, have[k], rank, SLICE);   /* SPLIT: after A's arrive */
 
             for (unsigned d = 0; d < CLUSTER; d++) {   /* each peer: its samples, sent */
                 if (d == rank) continue;              /* the same in the whole block */
@@ -188,8 +205,23 @@ hist_inbox(const uint16_t *data, size_t n, unsigned *hist, long long stall)
                 }
             }
         }
-        cluster.sync();   /* A: every entry sent to me this round has landed */
+        if (SPLIT) {
+            cluster.barrier_arrive();   /* A, arrive: my sends of this round are done */
+#pragma unroll
+            for (int k = 0; k < VECS; k++) {
+                unsigned s[8];
+                cl_unpack8(w[k], s);
+                cl_add_own(slice_bins, s, have[k], rank, SLICE);
+            }
+            cluster.barrier_wait();     /* A, wait: every entry sent to me this round has landed */
+        } else {
+            cluster.sync();   /* A: every entry sent to me this round has landed */
+        }
 
+        if (stall && r == 0 && rank == 0 && threadIdx.x < 32) {   /* the checks' late drainer (above) */
+            const long long t0 = clock64();
+            while (clock64() - t0 < stall) { }
+        }
         const unsigned got = min(inbox_count[parity], cap);   /* past cap: dropped reservations */
         const uint4 *in4 = (const uint4 *)inbox;
         const unsigned whole = WIDE ? got : got / 8;   /* 16-byte chunks */
@@ -204,8 +236,10 @@ hist_inbox(const uint16_t *data, size_t n, unsigned *hist, long long stall)
             for (unsigned q = 8 * whole + threadIdx.x; q < got; q += blockDim.x)
                 if (inbox[q] < SLICE) atomicAdd(&slice_bins[inbox[q]], 1u);
         if (threadIdx.x == 0) inbox_count[parity ^ 1] = 0;   /* next round's (see above) */
-        cluster.sync();   /* B: my inbox is drained; peers may send again */
+        if (SPLIT) cluster.barrier_arrive();   /* B, arrive: waited for before the next sends */
+        else cluster.sync();   /* B: my inbox is drained; peers may send again */
     }
+    if (SPLIT && rounds > 0) cluster.barrier_wait();   /* the last round's B */
 
     /* The samples after the last whole vector: at most 7, step 03's way. */
     for (size_t i = 8 * nvec + gtid; i < n; i += threads) {
@@ -223,4 +257,4 @@ hist_inbox(const uint16_t *data, size_t n, unsigned *hist, long long stall)
         if (c.w) atomicAdd(out + 3, c.w);
     }
 }
-constexpr auto hist_cluster2_inbox = hist_inbox<2, CL_INBOX_VECS2, 0, 0>;
+constexpr auto hist_cluster2_inbox = hist_inbox<2, CL_INBOX_VECS2, 0, 0, 0>;

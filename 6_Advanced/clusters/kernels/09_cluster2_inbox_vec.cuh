@@ -22,4 +22,4 @@
  * in step 02) and the barriers, not by the network.
  *
  * Measured: (measured on the H200: see results). */
-constexpr auto hist_cluster2_inbox_vec = hist_inbox<2, CL_INBOX_VECS2, 1, 0>;
+constexpr auto hist_cluster2_inbox_vec = hist_inbox<2, CL_INBOX_VECS2, 1, 0, 0>;

@@ -16,4 +16,4 @@
  * for the loads in flight.
  *
  * Measured: (measured on the H200: see results). */
-constexpr auto hist_cluster2_inbox_prefetch = hist_inbox<2, CL_INBOX_VECS2, 1, 1>;
+constexpr auto hist_cluster2_inbox_prefetch = hist_inbox<2, CL_INBOX_VECS2, 1, 1, 0>;

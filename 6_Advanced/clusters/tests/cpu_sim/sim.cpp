@@ -1,4 +1,4 @@
-// sim.cpp: runs the clusters sample's histogram kernels (steps 01 to 11) on
+// sim.cpp: runs the clusters sample's histogram kernels (steps 01 to 12) on
 // the CPU, without a GPU: one std::thread per CUDA thread, one cluster at a
 // time (all its blocks at once, as the hardware runs them), cluster.sync()
 // as a std::barrier over every thread of the cluster, map_shared_rank as the
@@ -23,6 +23,7 @@
 #include <barrier>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 #include <cstdio>
@@ -49,9 +50,12 @@ dim3 blockDim, gridDim;
 static inline unsigned atomicAdd(unsigned *p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 static inline uint4 __ldg(const uint4 *p) { return *p; }
 static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
-/* The stall's clock: nanoseconds here, SM cycles on the GPU. */
+/* The stall's clock: nanoseconds here, SM cycles on the GPU. It yields the
+ * core: the stalled warp's 32 threads spin on it, and on two cores they
+ * would otherwise keep the others from running during the stall. */
 static inline long long clock64()
 {
+    std::this_thread::yield();
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -62,6 +66,7 @@ static std::vector<unsigned> g_smem[16];
 static std::barrier<> *g_cluster_bar;
 thread_local unsigned t_rank;
 static size_t g_smem_words;
+thread_local std::optional<std::barrier<>::arrival_token> t_token;
 
 static unsigned *sim_smem() { return g_smem[t_rank].data(); }
 
@@ -102,6 +107,22 @@ namespace cooperative_groups {
 struct cluster_group {
     unsigned block_rank() const { return t_rank; }
     void sync() const { g_cluster_bar->arrive_and_wait(); }
+    /* the two halves of sync() (step 11): this thread's token kept until its wait */
+    struct arrival_token {};
+    arrival_token barrier_arrive() const
+    {
+        t_token.emplace(g_cluster_bar->arrive());
+        return {};
+    }
+    void barrier_wait() const
+    {
+        if (!t_token) {
+            fprintf(stderr, "sim: barrier_wait() without an arrive\n");
+            abort();
+        }
+        g_cluster_bar->wait(std::move(*t_token));
+        t_token.reset();
+    }
     template <typename T>
     T *map_shared_rank(T *p, unsigned r) const
     {
@@ -178,7 +199,8 @@ static const sim_variant variants[] = {
     {"cluster2_inbox", hist_cluster2_inbox, 2, 1, 1, CL_INBOX_VECS2, 0},
     {"cluster2_inbox_vec", hist_cluster2_inbox_vec, 2, 1, 1, CL_INBOX_VECS2, 1},
     {"cluster2_inbox_prefetch", hist_cluster2_inbox_prefetch, 2, 1, 1, CL_INBOX_VECS2, 1},
-    {"cluster4_inbox_prefetch", hist_cluster4_inbox_prefetch, 4, 1, 1, CL_INBOX_VECS4, 1},
+    {"cluster2_inbox_split", hist_cluster2_inbox_split, 2, 1, 1, CL_INBOX_VECS2, 1},
+    {"cluster4_inbox_split", hist_cluster4_inbox_split, 4, 1, 1, CL_INBOX_VECS4, 1},
 };
 
 #define SIM_GUARD_WORDS 8
@@ -206,7 +228,7 @@ static int run_one(const sim_variant &v, const uint16_t *d, size_t n, unsigned c
             snprintf(g_first_failure, sizeof g_first_failure,
                      "%s n=%zu grid=%u clusters of %u x %u threads%s: bin %u is %u, want %u%s", v.name, n,
                      v.cluster ? clusters : (unsigned)((n + block - 1) / block), v.cluster ? v.cluster : 1, block,
-                     stall ? ", warp 0 zeroing late" : "", b, hist[b], want, b >= CL_BINS ? " (guard word)" : "");
+                     stall ? ", warp 0 of block 0 late" : "", b, hist[b], want, b >= CL_BINS ? " (guard word)" : "");
             printf("  FAIL %s\n", g_first_failure);
             return 0;
         }
