@@ -1009,6 +1009,72 @@ def cluster_histogram():
     return s
 
 
+def cluster_inbox():
+    s = Svg(800, 460, "Sending samples into the owner block's inbox instead of adding them over DSMEM")
+    s.heading("Send samples, not atomics: each block keeps half the bins and an inbox",
+              "A warp adds its own block's samples at once and sends the others' 16-bit offsets, 8 per 16-byte store.")
+    s.rect(20, 62, 760, 240, fill="#ffffff", stroke=MUTED, dash="4 3", rx=8)
+    s.text(32, 80, "one cluster of 2 blocks (steps 09 to 11)", size=12, weight="bold")
+    x0, x1, bw = 34, 406, 360
+
+    def slice_box(x, r):
+        s.rect(x, 112, 200, 44, fill=SHARED, stroke=SHARED_EDGE, rx=4)
+        s.text(x + 6, 129, "slice_bins[32768]", size=11, mono=True, fill=SHARED_EDGE)
+        s.text(x + 6, 147, "bins %d..%d, 128 KiB" % (r * 32768, r * 32768 + 32767), size=10.5, mono=True)
+
+    def staging_box(x):
+        s.rect(x, 112, 128, 44, fill=SHARED, stroke=SHARED_EDGE, rx=4)
+        s.text(x + 6, 129, "staging", size=11, fill=SHARED_EDGE)
+        s.text(x + 6, 147, "512 bytes a warp", size=10.5, fill=MUTED)
+
+    for r, x in ((0, x0), (1, x1)):
+        s.rect(x, 88, bw, 204, fill="#ffffff", stroke=INK, rx=6)
+        s.text(x + 10, 104, "block rank %d" % r, size=12, weight="bold")
+        s.rect(x + 10, 234, bw - 20, 44, fill=SHARED, stroke=SHARED_EDGE, rx=4)
+        s.text(x + 16, 251, "inbox: the offsets sent to me (64 KiB)", size=11, fill=SHARED_EDGE)
+        s.text(x + 16, 269, "and a counter per round", size=10.5, fill=MUTED)
+    slice_box(x0 + 10, 0)
+    staging_box(x0 + 222)
+    staging_box(x1 + 10)
+    slice_box(x1 + 150, 1)
+    # a warp of block 1 with its 256 samples
+    s.rect(x1 + 70, 176, 250, 40, fill=THREAD, stroke=THREAD_EDGE, rx=3)
+    s.text(x1 + 76, 192, "a warp: 256 samples (8 a lane)", size=11, fill=THREAD_EDGE)
+    s.text(x1 + 76, 208, "owner = v / 32768, a ballot each", size=10, mono=True)
+    s.line(x1 + 250, 176, x1 + 250, 158, stroke=SHARED_EDGE, arrow=True)
+    s.text(x1 + 256, 170, "mine: atomicAdd", size=10, fill=SHARED_EDGE)
+    s.line(x1 + 90, 176, x1 + 70, 158, stroke=THREAD_EDGE, arrow=True)
+    s.text(x1 + 98, 170, "others: pack", size=10, fill=THREAD_EDGE)
+    # the send: one reservation, then 16-byte stores into block 0's inbox
+    s.path("M%s 134 C 392 134 400 256 %s 256" % (num(x1 + 10), num(x0 + bw - 10)), stroke=THREAD_EDGE, sw=1.8,
+           arrow=True)
+    s.text(x0 + bw - 26, 176, "1 atomicAdd on rank 0's counter", size=10.5, anchor="end", fill=THREAD_EDGE)
+    s.text(x0 + bw - 26, 192, "per warp, then 16-byte stores", size=10.5, anchor="end", fill=THREAD_EDGE)
+    s.text(x0 + bw - 26, 208, "over DSMEM, 8 offsets each", size=10.5, anchor="end", fill=THREAD_EDGE)
+    s.line(x0 + 40, 234, x0 + 40, 158, stroke=SHARED_EDGE, arrow=True)
+    s.text(x0 + 48, 184, "after A: drain", size=10.5, fill=SHARED_EDGE)
+    s.text(x0 + 48, 200, "with local atomics", size=10.5, fill=SHARED_EDGE)
+    # one round
+    y = 326
+    s.text(20, y, "one round (every block makes the same number):", size=12, weight="bold")
+    steps = [("load 4 vectors", THREAD, THREAD_EDGE), ("add mine, send the rest", THREAD, THREAD_EDGE),
+             ("A: cluster.sync()", BAD, BAD_EDGE), ("drain my inbox", SHARED, SHARED_EDGE),
+             ("B: cluster.sync()", BAD, BAD_EDGE)]
+    x = 20
+    for i, (label, fill, edge) in enumerate(steps):
+        w = 140
+        s.rect(x, y + 10, w, 28, fill=fill, stroke=edge, rx=3)
+        s.text(x + w / 2, y + 29, label, size=11, anchor="middle")
+        if i < len(steps) - 1:
+            s.line(x + w, y + 24, x + w + 14, y + 24, arrow=True)
+        x += w + 15
+    s.text(20, y + 62, "A: every offset sent to me has landed before I drain.", size=12)
+    s.text(20, y + 82, "B: I have drained before a peer sends its next round into my inbox.", size=12)
+    s.text(20, y + 102, "Step 11 splits each into arrive and wait, and adds its own samples in between.", size=12,
+           fill=MUTED)
+    return s
+
+
 # ---- scan: the single-pass decoupled look-back ------------------------------------------------
 
 def decoupled_lookback():
@@ -1075,6 +1141,7 @@ FIGURES = [
     ("fp8_stage.svg", fp8_stage),
     ("transpose_tile.svg", transpose_tile),
     ("cluster_histogram.svg", cluster_histogram),
+    ("cluster_inbox.svg", cluster_inbox),
     ("decoupled_lookback.svg", decoupled_lookback),
 ]
 

@@ -8,8 +8,11 @@
  * What it teaches: launching clusters (cudaLaunchKernelEx with
  * cudaLaunchAttributeClusterDimension; cudaOccupancyMaxActiveClusters; the
  * non-portable size 16), addressing a peer block's shared memory, the two
- * cluster.sync() calls that make it safe, and what a DSMEM access costs
- * next to the block's own shared memory and to L2.
+ * cluster.sync() calls that make it safe, what a DSMEM access costs
+ * next to the block's own shared memory and to L2, and (steps 08 to 12) how
+ * to batch the remote traffic: samples sent into an inbox in the owner's
+ * shared memory, with one remote atomic per warp, instead of a remote
+ * atomic per sample.
  *
  * Build:  make -C 6_Advanced/clusters     (or `make clusters` at the top; sm_90 or later)
  * Run:    bin/clusters                    2^28 samples (512 MiB), both inputs, every variant, the probe
@@ -29,6 +32,13 @@
  *   06 cluster16       16 blocks of 16 KiB (non-portable; only where it fits)
  *   07 cluster2_red    step 03 with each add a red.shared::cluster on a mapa
  *                      address instead of an atomicAdd through a generic pointer
+ *   08 cluster2_inbox  remote samples sent as 16-bit offsets into the owner's
+ *                      inbox (one remote atomic per warp reserves the space),
+ *                      added there with local atomics after a cluster.sync()
+ *   09 cluster2_inbox_vec       the offsets staged and sent 16 bytes at a time
+ *   10 cluster2_inbox_prefetch  the next round's loads issued before the barriers
+ *   11 cluster2_inbox_split     each barrier split into arrive and wait, work in between
+ *   12 cluster4_inbox_split     step 11 on a cluster of 4
  *   probe              DSMEM latency (pointer chase, clock64) and bandwidth, next to
  *                      shared memory and L2 (dsmem_probe.cuh)
  *
@@ -67,6 +77,11 @@
 #include "kernels/05_cluster8.cuh"
 #include "kernels/06_cluster16.cuh"
 #include "kernels/07_cluster2_red.cuh"
+#include "kernels/08_cluster2_inbox.cuh"
+#include "kernels/09_cluster2_inbox_vec.cuh"
+#include "kernels/10_cluster2_inbox_prefetch.cuh"
+#include "kernels/11_cluster2_inbox_split.cuh"
+#include "kernels/12_cluster4_inbox_split.cuh"
 #include "dsmem_probe.cuh"   /* not a step: the measurement beside them */
 
 /* ---- launchers ----------------------------------------------------------- */
@@ -78,7 +93,8 @@ typedef struct {
     void *cub_temp;
     size_t cub_bytes;
     unsigned force_clusters; /* a checked launch's own number of clusters; 0 = the launcher's */
-    long long stall;         /* a checked launch's late zeroer (kernels/02): clock cycles; 0 = none */
+    long long stall;         /* a checked launch's late zeroer (kernels/02) and drainer (kernels/08):
+                                clock cycles; 0 = none */
 } cl_ctx;
 
 typedef void (*hist_kernel)(const uint16_t *, size_t, unsigned *, long long);
@@ -92,16 +108,34 @@ static void run_global_atomics(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
+/* Which kernel a cluster step runs: hist_cluster (steps 02 to 06),
+ * hist_cluster_red (step 07), hist_inbox (steps 08 to 12: the 16-bit sends,
+ * the staged 16-byte sends, those with the loads one round early, and those
+ * with each barrier split in two). */
+enum { K_PLAIN = 0, K_RED = 1, K_INBOX = 2, K_INBOX_VEC = 3, K_INBOX_PREFETCH = 4, K_INBOX_SPLIT = 5 };
+
+/* Vectors per thread and round of an inbox step: as many as its inbox fits. */
+static constexpr int inbox_vecs(int cluster) { return cluster == 2 ? CL_INBOX_VECS2 : CL_INBOX_VECS4; }
+
+/* A block's dynamic shared memory: its slice of the bins, and for the inbox
+ * steps the inbox and the staging (clusters_common.h, cl_inbox_smem_bytes). */
+template <int CLUSTER, int PASSES, int KIND>
+static size_t cluster_smem(void)
+{
+    if (KIND >= K_INBOX) return cl_inbox_smem_bytes(CLUSTER, CL_THREADS, inbox_vecs(CLUSTER), KIND != K_INBOX);
+    return cl_slice(CLUSTER, PASSES) * sizeof(unsigned);
+}
+
 /* The launch configuration of a cluster step: CLUSTER blocks per cluster
- * along x, cl_slice(CLUSTER, PASSES) counters of dynamic shared memory per
- * block. `clusters` = 0 leaves the grid to fill in. */
-template <int CLUSTER, int PASSES>
+ * along x, cluster_smem() bytes of dynamic shared memory per block.
+ * `clusters` = 0 leaves the grid to fill in. */
+template <int CLUSTER, int PASSES, int KIND>
 static cudaLaunchConfig_t cluster_config(unsigned clusters, cudaLaunchAttribute *attr, cudaStream_t s)
 {
     cudaLaunchConfig_t c = {};
     c.gridDim = dim3(clusters * CLUSTER);
     c.blockDim = dim3(CL_THREADS);
-    c.dynamicSmemBytes = cl_slice(CLUSTER, PASSES) * sizeof(unsigned);
+    c.dynamicSmemBytes = cluster_smem<CLUSTER, PASSES, KIND>();
     c.stream = s;
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = CLUSTER;
@@ -112,29 +146,41 @@ static cudaLaunchConfig_t cluster_config(unsigned clusters, cudaLaunchAttribute 
     return c;
 }
 
-/* The kernel of a cluster step: hist_cluster (steps 02 to 06), or with
- * RED = 1 hist_cluster_red (step 07, one pass). */
-template <int CLUSTER, int PASSES, int RED>
+/* The kernel of a cluster step (KIND above). */
+template <int CLUSTER, int PASSES, int KIND>
 static hist_kernel cluster_kernel(void)
 {
-    if constexpr (RED) return hist_cluster_red<CLUSTER>;
+    if constexpr (KIND == K_RED) return hist_cluster_red<CLUSTER>;
+    else if constexpr (KIND == K_INBOX) return hist_inbox<CLUSTER, inbox_vecs(CLUSTER), 0, 0, 0>;
+    else if constexpr (KIND == K_INBOX_VEC) return hist_inbox<CLUSTER, inbox_vecs(CLUSTER), 1, 0, 0>;
+    else if constexpr (KIND == K_INBOX_PREFETCH) return hist_inbox<CLUSTER, inbox_vecs(CLUSTER), 1, 1, 0>;
+    else if constexpr (KIND == K_INBOX_SPLIT) return hist_inbox<CLUSTER, inbox_vecs(CLUSTER), 1, 1, 1>;
     else return hist_cluster<CLUSTER, PASSES>;
 }
 
 /* How many clusters of this step fit on the GPU at once (0: none; a size 16
  * cluster may not fit). Sets the kernel's attributes first: the dynamic
  * shared memory above 48 KiB, and the non-portable size for 16. Asked once. */
-template <int CLUSTER, int PASSES, int RED = 0>
+template <int CLUSTER, int PASSES, int KIND = K_PLAIN>
 static int resident_clusters(void)
 {
     static int cached = -1;
     if (cached >= 0) return cached;
-    hist_kernel k = cluster_kernel<CLUSTER, PASSES, RED>();
+    hist_kernel k = cluster_kernel<CLUSTER, PASSES, KIND>();
+    int dev = 0, optin = 0;   /* the inbox steps ask for up to 224 KiB: more than some GPUs allow */
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (cluster_smem<CLUSTER, PASSES, KIND>() > (size_t)optin) {
+        report_note("cluster of %d: %zu bytes of shared memory per block, this GPU allows %d", CLUSTER,
+                    cluster_smem<CLUSTER, PASSES, KIND>(), optin);
+        cached = 0;
+        return 0;
+    }
     CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)(cl_slice(CLUSTER, PASSES) * sizeof(unsigned))));
+                                    (int)cluster_smem<CLUSTER, PASSES, KIND>()));
     if (CLUSTER > 8) CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     cudaLaunchAttribute attr[1];
-    cudaLaunchConfig_t c = cluster_config<CLUSTER, PASSES>(1, attr, 0);
+    cudaLaunchConfig_t c = cluster_config<CLUSTER, PASSES, KIND>(1, attr, 0);
     int nc = 0;
     cudaError_t e = cudaOccupancyMaxActiveClusters(&nc, (const void *)k, &c);
     if (e != cudaSuccess) {   /* an unsupported size: say so, count it as none */
@@ -149,11 +195,11 @@ static int resident_clusters(void)
 /* Steps 02 to 07: as many clusters as fit at once (each block loops over its
  * share of the input), fewer when n is small (one 16-byte vector per thread
  * at least). The output is zeroed first: the blocks add into it. */
-template <int CLUSTER, int PASSES, int RED = 0>
+template <int CLUSTER, int PASSES, int KIND = K_PLAIN>
 static void run_cluster(void *p, cudaStream_t s)
 {
     const cl_ctx *x = (const cl_ctx *)p;
-    const unsigned fit = (unsigned)resident_clusters<CLUSTER, PASSES, RED>();
+    const unsigned fit = (unsigned)resident_clusters<CLUSTER, PASSES, KIND>();
     const size_t per_cluster = (size_t)CLUSTER * CL_THREADS * 8;   /* samples in one sweep of one cluster */
     size_t want = (x->n + per_cluster - 1) / per_cluster;
     if (want > fit) want = fit;
@@ -161,8 +207,8 @@ static void run_cluster(void *p, cudaStream_t s)
     const unsigned clusters = x->force_clusters ? x->force_clusters : (unsigned)want;
     CUDA_CHECK(cudaMemsetAsync(x->hist, 0, CL_BINS * sizeof(unsigned), s));
     cudaLaunchAttribute attr[1];
-    cudaLaunchConfig_t c = cluster_config<CLUSTER, PASSES>(clusters, attr, s);
-    CUDA_CHECK(cudaLaunchKernelEx(&c, cluster_kernel<CLUSTER, PASSES, RED>(), x->data, x->n, x->hist, x->stall));
+    cudaLaunchConfig_t c = cluster_config<CLUSTER, PASSES, KIND>(clusters, attr, s);
+    CUDA_CHECK(cudaLaunchKernelEx(&c, cluster_kernel<CLUSTER, PASSES, KIND>(), x->data, x->n, x->hist, x->stall));
 }
 
 /* The reference: HistogramEven over 65,537 levels 0, 1, ..., 65536 (one bin
@@ -197,8 +243,18 @@ static const variant variants[] = {
     {"cluster8", run_cluster<8, 1>, 0, 8, resident_clusters<8, 1>, "05: cluster of 8, 32 KiB each"},
     {"cluster16", run_cluster<16, 1>, 0, 16, resident_clusters<16, 1>,
      "06: cluster of 16 (non-portable), 16 KiB each"},
-    {"cluster2_red", run_cluster<2, 1, 1>, 0, 2, resident_clusters<2, 1, 1>,
+    {"cluster2_red", run_cluster<2, 1, K_RED>, 0, 2, resident_clusters<2, 1, K_RED>,
      "07: cluster of 2, the adds as red.shared::cluster on a mapa address"},
+    {"cluster2_inbox", run_cluster<2, 1, K_INBOX>, 0, 2, resident_clusters<2, 1, K_INBOX>,
+     "08: cluster of 2, remote samples sent as 16-bit offsets to the owner's inbox"},
+    {"cluster2_inbox_vec", run_cluster<2, 1, K_INBOX_VEC>, 0, 2, resident_clusters<2, 1, K_INBOX_VEC>,
+     "09: step 08 with the offsets staged and sent 16 bytes at a time"},
+    {"cluster2_inbox_prefetch", run_cluster<2, 1, K_INBOX_PREFETCH>, 0, 2,
+     resident_clusters<2, 1, K_INBOX_PREFETCH>, "10: step 09 with each round's loads issued a round early"},
+    {"cluster2_inbox_split", run_cluster<2, 1, K_INBOX_SPLIT>, 0, 2, resident_clusters<2, 1, K_INBOX_SPLIT>,
+     "11: step 10 with each barrier split into arrive and wait, work in between"},
+    {"cluster4_inbox_split", run_cluster<4, 1, K_INBOX_SPLIT>, 0, 4, resident_clusters<4, 1, K_INBOX_SPLIT>,
+     "12: step 11 on a cluster of 4"},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -209,8 +265,8 @@ static const variant variants[] = {
 static long long opt_n = 0;   /* 0: 2^28, or QUICK_N with --quick */
 static const char *opt_input = "all";
 static const char *opt_variant = "all";
-static char variant_choices[256];
-static char help_notes[1536];
+static char variant_choices[512];
+static char help_notes[3072];
 
 static const opt_spec sample_opts[] = {
     OPT_INT_SPEC("n", "SAMPLES", "16-bit samples to count, 2 bytes each (0: 2^28, or 2^18+3 with --quick)",
@@ -231,14 +287,15 @@ static void build_help_from_table(void)
     int len = opts_join_choices(variant_choices, sizeof variant_choices, "all|cpu", &variants[0].name,
                                 sizeof variants[0], N_VARIANTS);
     if (len > 0) snprintf(variant_choices + len, sizeof variant_choices - (size_t)len, "|probe");
-    size_t h = (size_t)snprintf(help_notes, sizeof help_notes, "Variants:\n  %-16s %s\n", "cpu",
+    size_t h = (size_t)snprintf(help_notes, sizeof help_notes, "Variants:\n  %-24s %s\n", "cpu",
                                 "the CPU histogram, timed once");
     for (int v = 0; v < N_VARIANTS; v++)
-        h += (size_t)snprintf(help_notes + h, sizeof help_notes - h, "  %-16s %s\n", variants[v].name,
+        h += (size_t)snprintf(help_notes + h, sizeof help_notes - h, "  %-24s %s\n", variants[v].name,
                               variants[v].what);
     snprintf(help_notes + h, sizeof help_notes - h,
-             "  %-16s %s\n--quick checks n = 1, 7, 9, 1000, 4097, 65541 and 2^18+3 samples (each cluster "
-             "size also on a grid of one cluster); with --n=N, the sizes up to N; the probe on one cluster.",
+             "  %-24s %s\n--quick checks n = 1, 7, 9, 1000, 4097, 65541 and 2^18+3 samples (each cluster "
+             "step also on a grid of one cluster, at 65541 and 2^18+3); with --n=N, the sizes up to N; the probe "
+             "on one cluster.",
              "probe", "DSMEM latency and bandwidth next to shared memory and L2");
 }
 
@@ -274,9 +331,9 @@ static void kernel_done_or_fail(const variant *v, const char *what)
 static int check_once(const variant *v, cl_ctx *x, const uint16_t *h_data, uint32_t *h_ref,
                       uint32_t *h_out)
 {
-    char what[96];
+    char what[128];
     snprintf(what, sizeof what, "%s(n=%zu%s) hist", v->name, x->n,
-             x->stall ? ", 1 cluster, warp 0 zeroing late" : x->force_clusters ? ", 1 cluster" : "");
+             x->stall ? ", 1 cluster, warp 0 of block 0 late" : x->force_clusters ? ", 1 cluster" : "");
     poison_guarded(x->hist, CL_BINS * sizeof(unsigned));
     v->run(x, 0);
     kernel_done_or_fail(v, what);
@@ -295,7 +352,9 @@ static int check_once(const variant *v, cl_ctx *x, const uint16_t *h_data, uint3
  * then the full size; a cluster step also on a grid of one cluster, so
  * every thread loops and a wrong stride shows, with warp 0 of block 0
  * zeroing its share of the slice CL_STALL_CYCLES late (kernels/02): the
- * adds of everyone else come first, and only barrier 1 keeps them. */
+ * adds of everyone else come first, and only barrier 1 keeps them (in the
+ * inbox steps it also drains round 0 late: only barrier B keeps a peer's
+ * next round from overwriting what it has not drained). */
 static int check_variant(const variant *v, const cl_ctx *ctx, const uint16_t *h_data, uint32_t *h_ref,
                          uint32_t *h_out)
 {
@@ -314,6 +373,14 @@ static int check_variant(const variant *v, const cl_ctx *ctx, const uint16_t *h_
         x.force_clusters = 1;
         x.stall = CL_STALL_CYCLES;
         ok &= check_once(v, &x, h_data, h_ref, h_out);
+        /* One cluster over up to 2^18+3 samples: the inbox steps make 4 rounds
+         * (a launcher's grid at --quick's sizes makes one), so a counter or an
+         * inbox carried wrongly into the next round shows; with the stall,
+         * warp 0 of block 0 also drains round 0 late (kernels/08). */
+        if (ctx->n > 65541) {
+            x.n = ctx->n < QUICK_N ? ctx->n : QUICK_N;
+            ok &= check_once(v, &x, h_data, h_ref, h_out);
+        }
     }
     return ok;
 }
@@ -570,7 +637,7 @@ int main(int argc, char **argv)
                 runs[v] = opts_variant_runs(opt_variant, variants[v].name, variants[v].is_reference);
                 if (runs[v] && variants[v].fits && variants[v].fits() < 1) {
                     report_note("%s: a cluster of %d does not fit on this GPU "
-                                "(cudaOccupancyMaxActiveClusters = 0): not run",
+                                "(cudaOccupancyMaxActiveClusters = 0, or a note above says why): not run",
                                 variants[v].name, variants[v].cluster);
                     runs[v] = 0;
                 }

@@ -58,6 +58,43 @@ CL_HD unsigned cl_slice(unsigned cluster, unsigned passes) { return CL_BINS / pa
 CL_HD unsigned cl_owner(unsigned b, unsigned slice) { return b / slice; }
 CL_HD unsigned cl_offset(unsigned b, unsigned slice) { return b % slice; }
 
+/* ---- the inbox steps (kernels/08 to 12) -----------------------------------
+ * A block of a cluster of C >= 2 sends the samples of a peer's slice to it as
+ * 16-bit offsets into the peer's inbox; the peer adds them after a barrier.
+ * Per round every thread reads `vecs` 16-byte vectors (8 samples each), and
+ * the inbox must hold the worst case: every sample of all C - 1 peers'
+ * round for this block: (C - 1) * threads * 8 * vecs entries (step 08).
+ * Steps 09 to 12 send whole 16-byte chunks of 8 entries, the last one of a
+ * send padded with CL_EMPTY (never an offset: a slice has at most 32,768
+ * bins). A send carries the K <= 256 samples of one warp's vector that are
+ * the peer's, ceil(K / 8) <= 32 chunks, and a peer's warp sends me once per
+ * vector: so at most (C - 1) * threads * vecs chunks, no more than the
+ * entries' count / 8; padding never needs room of its own.
+ * Step 09's staging: CL_STAGE_ENTRIES per warp, one vector's 256 samples.
+ * Shared memory of a block: the slice, 16 bytes of counters, the inbox, the
+ * staging (the chunked steps only); each part a multiple of 16 bytes. */
+#define CL_EMPTY 0xFFFFu
+#define CL_STAGE_ENTRIES 256u
+#define CL_INBOX_VECS2 4   /* vectors per thread and round at cluster 2: 208 KiB with staging */
+#define CL_INBOX_VECS4 3   /* at cluster 4 (3 peers): 224 KiB; 4 would need 272 KiB */
+#define CL_SMEM_MAX (227u * 1024u)   /* one block's shared memory on the H200 (sm_90) */
+
+CL_HD unsigned cl_inbox_entries(unsigned cluster, unsigned threads, unsigned vecs)
+{
+    return (cluster - 1) * threads * 8 * vecs;
+}
+CL_HD unsigned cl_inbox_chunks(unsigned cluster, unsigned threads, unsigned vecs)
+{
+    return (cluster - 1) * threads * vecs;
+}
+CL_HD size_t cl_inbox_smem_bytes(unsigned cluster, unsigned threads, unsigned vecs, int wide)
+{
+    const size_t slice = (size_t)CL_BINS / cluster * 4, counters = 16;
+    if (!wide) return slice + counters + ((size_t)cl_inbox_entries(cluster, threads, vecs) * 2 + 15) / 16 * 16;
+    return slice + counters + (size_t)cl_inbox_chunks(cluster, threads, vecs) * 16 +
+           (size_t)(threads / 32) * CL_STAGE_ENTRIES * 2;
+}
+
 /* ---- the DSMEM probe ------------------------------------------------------
  * Latency: one thread follows a chain of CL_CHASE_WORDS indices (a random
  * single cycle) for CL_CHASE_STEPS loads, in its own block's shared memory,

@@ -1,7 +1,8 @@
 /* test_clusters_cpu.c: the clusters sample's host code on the CPU (make test
  * builds and runs every <folder>/tests/test_*.c with cmocka): the CPU
- * histogram, the inputs, the split of the bins over a cluster, and the
- * chains and sums the DSMEM probe is checked with. */
+ * histogram, the inputs, the split of the bins over a cluster, the inbox
+ * steps' shared memory, and the chains and sums the DSMEM probe is checked
+ * with. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -118,6 +119,40 @@ static void chain_is_one_cycle(void **state)
     free(seen);
 }
 
+/* The inbox steps' shared memory: what the variant table launches fits one
+ * H200 block, and one more vector per round at cluster 4 would not (the
+ * sizes the step files quote). The chunks hold every peer's worst case:
+ * a warp's send of K <= 256 samples takes ceil(K / 8) <= 32 chunks, so C - 1
+ * peers of `threads` threads, `vecs` sends each per warp, need at most
+ * (C - 1) * threads * vecs; tried here for every K. */
+static void inbox_fits_and_holds_the_worst_case(void **state)
+{
+    (void)state;
+    const unsigned t = 1024;
+    assert_int_equal(cl_inbox_smem_bytes(2, t, CL_INBOX_VECS2, 0), 131072 + 16 + 65536);    /* step 08 */
+    assert_int_equal(cl_inbox_smem_bytes(2, t, CL_INBOX_VECS2, 1), 131072 + 16 + 65536 + 16384);   /* 208 KiB */
+    assert_int_equal(cl_inbox_smem_bytes(4, t, CL_INBOX_VECS4, 1), 65536 + 16 + 147456 + 16384);   /* 224 KiB */
+    assert_true(cl_inbox_smem_bytes(2, t, CL_INBOX_VECS2, 1) <= CL_SMEM_MAX);
+    assert_true(cl_inbox_smem_bytes(4, t, CL_INBOX_VECS4, 1) <= CL_SMEM_MAX);
+    assert_true(cl_inbox_smem_bytes(4, t, CL_INBOX_VECS4 + 1, 1) > CL_SMEM_MAX);
+    /* every part a multiple of 16 bytes (uint4 reads of the inbox and the staging) */
+    assert_int_equal(cl_inbox_smem_bytes(2, 32, 1, 0) % 16, 0);
+    assert_int_equal((CL_BINS / 4 * 4 + 16) % 16, 0);
+    for (unsigned c = 2; c <= 4; c += 2)
+        for (unsigned v = 1; v <= 4; v++) {
+            assert_int_equal(8 * cl_inbox_chunks(c, t, v), cl_inbox_entries(c, t, v));
+            unsigned long worst = 0;   /* every send to me as large in chunks as it can be */
+            for (unsigned k = 0; k <= 256; k++) {
+                const unsigned long per_send = (k + 7) / 8;
+                assert_true(per_send <= 32);
+                if (per_send > worst) worst = per_send;
+            }
+            assert_true((c - 1) * (t / 32) * v * worst <= cl_inbox_chunks(c, t, v));
+        }
+    /* the pad is never an offset of a slice */
+    assert_true(CL_EMPTY >= cl_slice(2, 1));
+}
+
 static void bandwidth_sum(void **state)
 {
     (void)state;
@@ -132,6 +167,7 @@ int main(void)
         cmocka_unit_test(split_covers_every_bin_once),
         cmocka_unit_test(inputs_have_their_shapes),
         cmocka_unit_test(chain_is_one_cycle),
+        cmocka_unit_test(inbox_fits_and_holds_the_worst_case),
         cmocka_unit_test(bandwidth_sum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

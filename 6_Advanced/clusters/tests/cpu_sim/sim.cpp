@@ -1,8 +1,11 @@
-// sim.cpp: runs the clusters sample's histogram kernels (steps 01 to 07) on
+// sim.cpp: runs the clusters sample's histogram kernels (steps 01 to 12) on
 // the CPU, without a GPU: one std::thread per CUDA thread, one cluster at a
 // time (all its blocks at once, as the hardware runs them), cluster.sync()
 // as a std::barrier over every thread of the cluster, map_shared_rank as the
-// same offset in another block's buffer, atomics as GCC __atomic builtins.
+// same byte offset in another block's buffer, atomics as GCC __atomic
+// builtins, and the warp's collectives (__ballot_sync, __shfl_sync,
+// __syncwarp: steps 08 to 11) as a std::barrier over the warp's 32 threads
+// with a slot per lane.
 // The kernels are the real source (kernels/*.cuh, which
 // run.sh copies with their dynamic shared memory pointed at the block's
 // buffer). Each block's shared memory is filled with 0xA5 bytes before the
@@ -11,12 +14,16 @@
 // What it checks: the split of the bins (owner, offset, the two passes), the
 // vector loop and its tail, the grid-stride step, the merge, and the
 // barriers (a missing cluster.sync() makes results wrong here too, most of
-// the time: the threads really run at once). Not timing, not the GPU's
+// the time: the threads really run at once), and the inbox steps' protocol
+// (reservations, packing and padding, counters per round, draining): at the
+// simulator's sizes a cluster makes up to 16 rounds. Not timing, not the GPU's
 // memory model (compute-sanitizer on the GPU remains the authority on
 // races), not the DSMEM probe (its inline PTX has no CPU meaning), not step
 // 07's two PTX lines (mapa, red.shared::cluster: step 03's add stands in).
 #include <barrier>
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 #include <cstdio>
@@ -43,9 +50,12 @@ dim3 blockDim, gridDim;
 static inline unsigned atomicAdd(unsigned *p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 static inline uint4 __ldg(const uint4 *p) { return *p; }
 static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
-/* The stall's clock: nanoseconds here, SM cycles on the GPU. */
+/* The stall's clock: nanoseconds here, SM cycles on the GPU. It yields the
+ * core: the stalled warp's 32 threads spin on it, and on two cores they
+ * would otherwise keep the others from running during the stall. */
 static inline long long clock64()
 {
+    std::this_thread::yield();
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -56,13 +66,63 @@ static std::vector<unsigned> g_smem[16];
 static std::barrier<> *g_cluster_bar;
 thread_local unsigned t_rank;
 static size_t g_smem_words;
+thread_local std::optional<std::barrier<>::arrival_token> t_token;
 
 static unsigned *sim_smem() { return g_smem[t_rank].data(); }
+
+/* The warps of the cluster being run: a barrier over each warp's 32 threads
+ * and a slot per lane for what the collectives exchange. */
+struct sim_warp {
+    std::barrier<> bar{32};
+    unsigned slot[32];
+};
+static std::vector<std::unique_ptr<sim_warp>> g_warps;
+thread_local sim_warp *t_warp;
+static unsigned sim_exchange(unsigned v, unsigned (*pick)(const unsigned *, unsigned), unsigned arg)
+{
+    sim_warp &w = *t_warp;
+    w.slot[threadIdx.x % 32] = v;
+    w.bar.arrive_and_wait();
+    const unsigned r = pick(w.slot, arg);
+    w.bar.arrive_and_wait();   /* nobody writes a slot before everyone has read */
+    return r;
+}
+static unsigned __ballot_sync(unsigned mask, bool p)
+{
+    return mask & sim_exchange(p, [](const unsigned *s, unsigned) {
+        unsigned b = 0;
+        for (unsigned l = 0; l < 32; l++) b |= (s[l] & 1u) << l;
+        return b;
+    }, 0);
+}
+static unsigned __shfl_sync(unsigned, unsigned v, int src)
+{
+    return sim_exchange(v, [](const unsigned *s, unsigned l) { return s[l]; }, (unsigned)src);
+}
+static void __syncwarp() { t_warp->bar.arrive_and_wait(); }
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 
 namespace cooperative_groups {
 struct cluster_group {
     unsigned block_rank() const { return t_rank; }
     void sync() const { g_cluster_bar->arrive_and_wait(); }
+    /* the two halves of sync() (step 11): this thread's token kept until its wait */
+    struct arrival_token {};
+    arrival_token barrier_arrive() const
+    {
+        t_token.emplace(g_cluster_bar->arrive());
+        return {};
+    }
+    void barrier_wait() const
+    {
+        if (!t_token) {
+            fprintf(stderr, "sim: barrier_wait() without an arrive\n");
+            abort();
+        }
+        g_cluster_bar->wait(std::move(*t_token));
+        t_token.reset();
+    }
     template <typename T>
     T *map_shared_rank(T *p, unsigned r) const
     {
@@ -70,8 +130,12 @@ struct cluster_group {
             fprintf(stderr, "sim: map_shared_rank to rank %u in a cluster of %u\n", r, g_cluster);
             abort();
         }
-        const size_t off = (size_t)((const unsigned *)p - g_smem[t_rank].data());
-        return (T *)(g_smem[r].data() + off);
+        const size_t off = (size_t)((const char *)p - (const char *)g_smem[t_rank].data());
+        if (off >= g_smem[t_rank].size() * sizeof(unsigned)) {
+            fprintf(stderr, "sim: map_shared_rank of a pointer outside the block's shared memory\n");
+            abort();
+        }
+        return (T *)((char *)g_smem[r].data() + off);
     }
 };
 static inline cluster_group this_cluster() { return cluster_group(); }
@@ -101,6 +165,8 @@ static void launch(hist_fn k, unsigned clusters, unsigned cluster, unsigned bloc
         for (unsigned r = 0; r < cluster; r++) g_smem[r].assign(words ? words : 1, 0xA5A5A5A5u);
         std::barrier<> bar(cluster * block);
         g_cluster_bar = &bar;
+        g_warps.clear();
+        for (unsigned w = 0; w < cluster * block / 32; w++) g_warps.push_back(std::make_unique<sim_warp>());
         std::vector<std::thread> th;
         th.reserve(cluster * block);
         for (unsigned r = 0; r < cluster; r++)
@@ -109,6 +175,7 @@ static void launch(hist_fn k, unsigned clusters, unsigned cluster, unsigned bloc
                     threadIdx = dim3(t);
                     blockIdx = dim3(c * cluster + r);
                     t_rank = r;
+                    t_warp = block % 32 == 0 ? g_warps[(r * block + t) / 32].get() : nullptr;
                     k(d, n, hist, stall);
                 });
         for (auto &x : th) x.join();
@@ -119,6 +186,7 @@ struct sim_variant {
     const char *name;
     hist_fn k;
     unsigned cluster, passes;   /* cluster 0: step 01, one thread per sample, no clusters */
+    int inbox, vecs, wide;      /* the inbox steps' shared memory (cl_inbox_smem_bytes) */
 };
 static const sim_variant variants[] = {
     {"global_atomics", [](const uint16_t *d, size_t n, unsigned *h, long long) { hist_global_atomics(d, n, h); }, 0, 1},
@@ -128,6 +196,11 @@ static const sim_variant variants[] = {
     {"cluster8", hist_cluster8, 8, 1},
     {"cluster16", hist_cluster16, 16, 1},
     {"cluster2_red", hist_cluster2_red, 2, 1},   /* its PTX add replaced by step 03's */
+    {"cluster2_inbox", hist_cluster2_inbox, 2, 1, 1, CL_INBOX_VECS2, 0},
+    {"cluster2_inbox_vec", hist_cluster2_inbox_vec, 2, 1, 1, CL_INBOX_VECS2, 1},
+    {"cluster2_inbox_prefetch", hist_cluster2_inbox_prefetch, 2, 1, 1, CL_INBOX_VECS2, 1},
+    {"cluster2_inbox_split", hist_cluster2_inbox_split, 2, 1, 1, CL_INBOX_VECS2, 1},
+    {"cluster4_inbox_split", hist_cluster4_inbox_split, 4, 1, 1, CL_INBOX_VECS4, 1},
 };
 
 #define SIM_GUARD_WORDS 8
@@ -145,7 +218,9 @@ static int run_one(const sim_variant &v, const uint16_t *d, size_t n, unsigned c
     if (v.cluster == 0) {
         launch(v.k, (unsigned)((n + block - 1) / block), 1, block, 0, d, n, hist, 0);
     } else {
-        launch(v.k, clusters, v.cluster, block, cl_slice(v.cluster, v.passes), d, n, hist, stall);
+        const size_t words = v.inbox ? cl_inbox_smem_bytes(v.cluster, block, v.vecs, v.wide) / sizeof(unsigned)
+                                     : cl_slice(v.cluster, v.passes);
+        launch(v.k, clusters, v.cluster, block, words, d, n, hist, stall);
     }
     for (unsigned b = 0; b < CL_BINS + SIM_GUARD_WORDS; b++) {
         const unsigned want = b < CL_BINS ? ref[b] : SIM_GUARD;
@@ -153,7 +228,7 @@ static int run_one(const sim_variant &v, const uint16_t *d, size_t n, unsigned c
             snprintf(g_first_failure, sizeof g_first_failure,
                      "%s n=%zu grid=%u clusters of %u x %u threads%s: bin %u is %u, want %u%s", v.name, n,
                      v.cluster ? clusters : (unsigned)((n + block - 1) / block), v.cluster ? v.cluster : 1, block,
-                     stall ? ", warp 0 zeroing late" : "", b, hist[b], want, b >= CL_BINS ? " (guard word)" : "");
+                     stall ? ", warp 0 of block 0 late" : "", b, hist[b], want, b >= CL_BINS ? " (guard word)" : "");
             printf("  FAIL %s\n", g_first_failure);
             return 0;
         }
