@@ -8,7 +8,7 @@
 #                                 under --policy=lenient: their dynamic verdicts, so every
 #                                 profile's figures are known
 #   kgate_corpus_sanitize.txt/.json the silent defects whose label names a sanitizer tool the
-#                                 first run did not run (its --sanitize, default none), run again
+#                                 first run did not run (its --sanitize, default fast), run again
 #                                 with --sanitize=all: every tool's candidates are judged, while
 #                                 the first run pays only for the tools its options ask for
 #   kgate_policies.md             the four profiles' interception, false kills and median
