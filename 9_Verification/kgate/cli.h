@@ -6,6 +6,7 @@
 #define KGATE_CLI_H
 #include <stdio.h>
 #include "judge.h"
+#include "kg_report.h"   /* KG_MAX_DEV */
 
 #define MAX_ARCH 4
 

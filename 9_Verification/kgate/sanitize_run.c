@@ -34,6 +34,20 @@ int find_sanitizer(kg_gate *g, char *path, size_t len)
     return access(path, X_OK) == 0 ? 0 : -1;
 }
 
+int kg_san_report_file(const kg_sandbox *sb, int slot, const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    /* opened again by name inside (/proc/self/fd/3), so it must be the
+     * sandbox's user's file: a gate running as root runs each sandbox under
+     * a uid of its own */
+    unsigned uid = kg_sandbox_uid(sb, slot, KG_SB_HARNESS);
+    if (fd >= 0 && uid && fchown(fd, (uid_t)uid, (gid_t)-1) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 /* One tool on candidate c: 0 clean, 1 stopped (c's verdict and reason set). */
 static int run_tool(kg_gate *g, kg_cand *c, kg_job *j, int task, int tool, const char *sanitizer)
 {
@@ -55,15 +69,8 @@ static int run_tool(kg_gate *g, kg_cand *c, kg_job *j, int task, int tool, const
     char xml_in[PATH_MAX + 64], xml_out[PATH_MAX + 64], num[32];
     snprintf(xml_out, sizeof xml_out, "%s/kgate-san.%s.xml", j->dir, sz_tool_name(tool));
     unlink(xml_out);
-    int xfd = open(xml_out, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    /* opened again by name inside, so it must be the sandbox's user's file
-     * (a gate running as root runs each sandbox under a uid of its own) */
     int slot = j->slot >= 0 ? j->slot : 0;
-    unsigned uid = kg_sandbox_uid(g->sb, slot, KG_SB_HARNESS);
-    if (xfd >= 0 && uid && fchown(xfd, (uid_t)uid, (gid_t)-1) != 0) {
-        close(xfd);
-        xfd = -1;
-    }
+    int xfd = kg_san_report_file(g->sb, slot, xml_out);
     if (g->sb->enabled) snprintf(xml_in, sizeof xml_in, "/proc/self/fd/3");
     else snprintf(xml_in, sizeof xml_in, "%s", xml_out);
     const char *argv[48];

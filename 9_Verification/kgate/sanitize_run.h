@@ -13,5 +13,10 @@ int find_sanitizer(kg_gate *g, char *path, size_t len);
  * folders kept for it (unless --keep or --work). Prints each candidate's
  * seconds and the median. */
 void sanitize_passed(kg_gate *g, kg_cand *cands, kg_job *jobs, int n, const char *sanitizer);
+/* The tool's report file at path (made here, never followed through a link),
+ * open for the harness's sandbox of job slot `slot` to write through
+ * /proc/self/fd/3 (the scratch folder is read-only there): owned by that
+ * sandbox's user when the gate switches users. The descriptor, or -1. */
+int kg_san_report_file(const kg_sandbox *sb, int slot, const char *path);
 
 #endif

@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "sandbox.h"
+#include "sanitize_run.h"
 
 static kg_sandbox sb;
 static kg_sandbox *cur = &sb;   /* the sandbox run() uses */
@@ -831,6 +832,49 @@ static void test_memory_fallback(void **s)
  * bubblewrap command line is long; the H200 cut the target off a shorter
  * one (the stub said "no target"). It must start, and a line that cannot
  * fit must be refused by name, never cut. */
+/* The sanitizer pass's report: the tool writes it through /proc/self/fd/3 in
+ * the harness's sandbox, whose scratch folder is read-only; the file the gate
+ * made (kg_san_report_file) must be writable there by the sandbox's user,
+ * and nothing else of the scratch folder. */
+static void test_report_through_fd(void **s)
+{
+    (void)s;
+    char path[1200], other[1200];
+    snprintf(path, sizeof path, "%s/report.xml", scratch);
+    snprintf(other, sizeof other, "%s/other.txt", scratch);
+    unlink(path);
+    unlink(other);
+    int fd = kg_san_report_file(cur, 3, path);
+    assert_true(fd >= 0);
+    assert_int_equal(kg_san_report_file(cur, 3, path), -1);   /* never an existing file */
+    const char *argv[] = {"/bin/sh", "-c",
+                          "echo '<report/>' > /proc/self/fd/3; echo x > /scratch/other.txt", NULL};
+    kg_sb_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.kind = KG_SB_HARNESS;
+    sp.scratch = scratch;
+    sp.argv = argv;
+    sp.out_fd = -1;
+    sp.slot = 3;
+    sp.fds[0] = fd;
+    sp.n_fds = 1;
+    sp.lim = kg_default_limits(KG_SB_HARNESS, 10);
+    kg_sb_proc p;
+    assert_int_equal(kg_sb_spawn(cur, &sp, &p), 0);
+    close(fd);
+    kg_sb_result r;
+    kg_sb_wait(&p, kg_now() + 20, &r);
+    char buf[64] = "";
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
+    fclose(f);
+    if (strcmp(buf, "<report/>\n")) dump(&r);
+    assert_string_equal(buf, "<report/>\n");
+    assert_int_equal(access(other, F_OK), -1);   /* the rest of scratch stays read-only */
+    unlink(path);
+}
+
 static void test_long_command_line(void **s)
 {
     (void)s;
@@ -903,6 +947,7 @@ int main(void)
         cmocka_unit_test(test_start_cost),
         cmocka_unit_test(test_identity),
         cmocka_unit_test(test_long_command_line),
+        cmocka_unit_test(test_report_through_fd),
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_sysv_refused),
         cmocka_unit_test(test_memory_fallback),
