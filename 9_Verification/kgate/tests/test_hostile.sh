@@ -249,16 +249,21 @@ check_run() {   # $1 = mode name, $2 = output file, $3 = exit status, $4 = lefto
 # at a time (each creates a CUDA context where there is a GPU).
 ncpu=$(nproc 2>/dev/null || echo 2)
 jobs=$(( ncpu / 2 )); [ $jobs -lt 1 ] && jobs=1; [ $jobs -gt 8 ] && jobs=8
+# The scans' limit: 20 s of CPU time each (wall deadline about 76 s). The
+# macro bomb runs to it; on a busy machine a scan that cannot get half of it
+# before its deadline is the gate's own failure, SKIPPED, and this test
+# fails (at 10 s, with two cores shared by several other builds, it did).
+st=20
 pids=()
 # 1. static track and nvcc
 if [ $gpu_part -eq 0 ]; then
-    run_gate "$tmp/compile.txt" "$tmp/compile.left" bin/kgate --compile-only --jobs=$jobs --scan-timeout=10 \
+    run_gate "$tmp/compile.txt" "$tmp/compile.left" bin/kgate --compile-only --jobs=$jobs --scan-timeout=$st \
         --compile-timeout=60 --feedback="$tmp/compile.jsonl" --json="$tmp/compile.json" "$tmp/cand" &
     pids+=($!)
 fi
 # 2. ... and the harness (without a GPU, or with one: then each harness makes
 # a context); 1 GiB of host memory per harness
-run_gate "$tmp/dry.txt" "$tmp/dry.left" bin/kgate --dry-run --jobs=$jobs --timeout=10 --scan-timeout=10 \
+run_gate "$tmp/dry.txt" "$tmp/dry.left" bin/kgate --dry-run --jobs=$jobs --timeout=10 --scan-timeout=$st \
     --compile-timeout=60 --memory=1024 --feedback="$tmp/dry.jsonl" --json="$tmp/dry.json" "$tmp/cand" &
 pids+=($!)
 # 2b. the path of a machine without a memory cgroup (the H200's), forced
