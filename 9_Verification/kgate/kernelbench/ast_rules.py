@@ -279,6 +279,11 @@ class Checker:
                 and isinstance(node.args[1].value, str):
             base = self.resolve(node.args[0])
             return base + "." + node.args[1].value if base else None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "__import__" \
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            name = node.args[0].value
+            fromlist = [k for k in node.keywords if k.arg == "fromlist"] or node.args[3:4]
+            return name if fromlist else name.split(".")[0]
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
                 and isinstance(node.slice.value, str):
             v = node.value
@@ -699,11 +704,19 @@ class Checker:
             elif isinstance(node, ast.Delete):
                 targets = node.targets
             for t in targets:
-                for sub in ast.walk(t):
+                for sub in self.flat_targets(t):
                     self.check_store(sub, node)
             if isinstance(node, (ast.Global, ast.Nonlocal)):
                 self.add("KB-FORWARD-STATE", node, f"{type(node).__name__.lower()} {', '.join(node.names)}: "
                          "state that outlives a call")
+
+    @classmethod
+    def flat_targets(cls, t):
+        if isinstance(t, (ast.Tuple, ast.List)):
+            return [x for e in t.elts for x in cls.flat_targets(e)]
+        if isinstance(t, ast.Starred):
+            return cls.flat_targets(t.value)
+        return [t]
 
     def check_store(self, t, stmt):
         if isinstance(t, ast.Attribute):
