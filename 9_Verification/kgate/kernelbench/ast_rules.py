@@ -102,8 +102,7 @@ TORCH_DTYPES = {"float32", "float", "float64", "double", "int32", "int", "int64"
 LOW_PRECISION = {"torch.float16", "torch.half", "torch.bfloat16"}
 # torch paths __init__ may use to build parameters as the reference does
 TORCH_INIT_OK = {"torch.randn", "torch.rand", "torch.randint", "torch.ones", "torch.ones_like",
-                 "torch.full", "torch.arange", "torch.linspace", "torch.tensor", "torch.eye",
-                 "torch.manual_seed_never"}
+                 "torch.full", "torch.arange", "torch.linspace", "torch.tensor", "torch.eye"}
 TORCH_RNG = {"torch.manual_seed", "torch.seed", "torch.initial_seed", "torch.get_rng_state",
              "torch.set_rng_state", "torch.Generator", "torch.rand", "torch.randn", "torch.randint",
              "torch.randperm", "torch.normal", "torch.bernoulli", "torch.multinomial", "torch.rand_like",
@@ -135,7 +134,7 @@ DUNDER_OK = {"__init__", "__name__", "__doc__", "__module__", "__qualname__"}
 
 # tensor methods that read layout or make views (allowed in forward)
 TENSOR_SCALAR_METHODS = {"size", "numel", "dim", "ndimension", "stride", "element_size", "is_contiguous",
-                         "get_device", "nelement", "is_floating_point", "storage_offset_never"}
+                         "get_device", "nelement", "is_floating_point"}
 TENSOR_VIEW_METHODS = {"view", "reshape", "contiguous", "permute", "transpose", "t", "unsqueeze",
                        "squeeze", "flatten", "expand", "expand_as", "narrow", "view_as", "reshape_as",
                        "unflatten", "movedim", "to", "cuda", "new_empty", "new_zeros", "detach",
@@ -799,6 +798,20 @@ class Checker:
                 self.check_expr(node, names, mutable_params)
             if fn is forward:
                 self.check_outputs(fn, names, params)
+        # module-level statements run in the judged process too
+        top = [st for st in self.tree.body
+               if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        names = set()
+        for _ in range(4):
+            for st in top:
+                for sub in ast.walk(st):
+                    if isinstance(sub, ast.Assign) and self.is_tensor(sub.value, names):
+                        for t in sub.targets:
+                            names.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+        for st in top:
+            for node in ast.walk(st):
+                if self.top_function(node) is None:
+                    self.check_expr(node, names, set())
 
     def check_expr(self, node, names, params):
         if isinstance(node, ast.BinOp) and (self.is_tensor(node.left, names) or self.is_tensor(node.right, names)):
@@ -846,7 +859,7 @@ class Checker:
                         pass  # reported as KB-DATA-PTR
                     elif m not in TENSOR_SCALAR_METHODS and m not in TENSOR_VIEW_METHODS \
                             and m not in ("item", "tolist", "requires_grad_"):
-                        self.add("KB-TORCH-COMPUTE", node, f".{m}() is a PyTorch op on a tensor")
+                        self.add("KB-TORCH-COMPUTE", node, f".{m}(): a PyTorch method on a tensor or PyTorch object")
             elif isinstance(f, ast.Name) and f.id == "self":
                 self.add("KB-FORWARD-STATE", node, "calls the module itself from its own code")
 
