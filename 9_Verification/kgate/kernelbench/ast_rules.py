@@ -145,12 +145,13 @@ TENSOR_POINTER_ATTRS = {"data_ptr", "untyped_storage", "storage", "_cdata", "sto
 
 # C++/CUDA source patterns
 CPP_ALLOWED_CALLS = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "getCurrentCUDAStream",
-                     "TensorOptions", "device", "dtype", "kCUDA", "CUDAGuard", "OptionalCUDAGuard",
-                     "DeviceGuard", "IntArrayRef", "ScalarType", "elementSize", "typeMetaToScalarType"}
+                     "getDefaultCUDAStream", "TensorOptions", "device", "dtype", "kCUDA", "CUDAGuard",
+                     "OptionalCUDAGuard", "DeviceGuard", "IntArrayRef", "ScalarType", "elementSize",
+                     "typeMetaToScalarType", "current_device", "getCurrentDeviceProperties", "getDeviceProperties"}
 CPP_COMPUTE_METHODS = ("mm|matmul|bmm|addmm|baddbmm|sum|mean|amax|amin|softmax|log_softmax|relu|gelu|exp|"
                        "add|mul|div|sub|pow|sqrt|rsqrt|clamp|clamp_min|cumsum|conv1d|conv2d|conv3d|"
                        "layer_norm|tanh|sigmoid|copy_|index_select|gather|scatter|masked_fill|where|"
-                       "half|bfloat16|matmul_out|linear|max|min|norm|var|std|clone|neg|abs|square")
+                       "half|bfloat16|matmul_out|linear|max|min|norm|var|std|clone|neg|abs|square|to")
 RE_CPP_NS_CALL = re.compile(r"\b(?:torch|at|c10)::((?:\w+::)*)(\w+)\s*(?:<[^<>;]*>)?\s*\(")
 RE_CPP_METHOD = re.compile(r"[\w\)\]]\s*(?:\.|->)\s*(" + CPP_COMPUTE_METHODS + r")\s*\(")
 RE_CUDA_STREAM = re.compile(r"\b(cudaStreamCreate\w*|getStreamFromPool|setCurrentCUDAStream|cudaGraph\w*|"
@@ -169,6 +170,10 @@ RE_CUDA_LOW_PRECISION = re.compile(r"(\b__half2?\b|\bhalf2?\b|\b__nv_bfloat162?\
                                    r"\bkHalf\b|\bkBFloat16\b|\bat::Half\b|\bat::BFloat16\b)")
 RE_CUDA_CLOCK = re.compile(r"\b(cudaEventRecord|cudaEventElapsedTime|cudaDeviceSynchronize|clock64|"
                            r"std::chrono|gettimeofday|clock_gettime)\b")
+RE_CPP_PYTHON = re.compile(r"(\bpy::module_?\b|\bpybind11::module_?\b|\bpy::eval\w*|\bpy::exec\b|"
+                           r"\bpy::globals\b|\bPyRun_\w+|\bPyImport_\w+|\bPyEval_\w+)")
+RE_CPP_ESCAPE = re.compile(r"\b(dlopen|dlsym|system|popen|execv\w*|execl\w*|fopen|open|std::ifstream|"
+                           r"std::ofstream|std::fstream|mmap|ptrace|kill)\s*\(")
 RE_CPP_LOOKS = re.compile(r"(#\s*include|__global__|torch::|<<<|extern\s+\"C\")")
 
 
@@ -500,6 +505,12 @@ class Checker:
             self.add("KB-NO-MODELNEW", 1, "no module-level class ModelNew")
             return
         cls = classes[-1]
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if any(isinstance(n, ast.Name) and n.id == "ModelNew" for n in ast.walk(t)):
+                        self.add("KB-INHERITS-MODEL", node, "rebinds the name ModelNew")
         for b in cls.bases:
             if self.resolve(b) != "torch.nn.Module":
                 self.add("KB-INHERITS-MODEL", cls, f"ModelNew derives from {ast.unparse(b)}, not nn.Module")
@@ -941,10 +952,13 @@ class Checker:
                 self.add("KB-CUDA-DEVICE-STATE", at(m), f"__device__ variable {m.group(2)}")
             for m in RE_CUDA_CLOCK.finditer(text):
                 self.add("KB-CLOCK", at(m), f"{m.group(1)} in the CUDA source")
+            for m in RE_CPP_PYTHON.finditer(text):
+                self.add("KB-EXEC", at(m), f"{m.group(1)}: Python run from the C++ source")
+            for m in RE_CPP_ESCAPE.finditer(text):
+                self.add("KB-ESCAPE", at(m), f"{m.group(1)}(): files, libraries or processes from the C++ source")
             for m in RE_CPP_NS_CALL.finditer(text):
                 name = m.group(2)
-                if name not in CPP_ALLOWED_CALLS and not name.startswith(("k", "TORCH", "Tensor")) \
-                        and "cuda::" not in m.group(1) + "::":
+                if name not in CPP_ALLOWED_CALLS and not name.startswith(("k", "TORCH", "Tensor")):
                     self.add("KB-CPP-TORCH-COMPUTE", at(m), f"{m.group(0).rstrip('(').strip()}: an ATen op")
             for m in RE_CPP_METHOD.finditer(text):
                 self.add("KB-CPP-TORCH-COMPUTE", at(m), f".{m.group(1)}(): an ATen op on a tensor")

@@ -268,6 +268,17 @@ class TestAttacks(unittest.TestCase):
         self.assertRule("KB-ESCAPE", candidate(body="g = x.__class__.__mro__\nreturn ext.f(x)"))
         self.assertRule("KB-STREAMS", candidate(body="g = torch.cuda.CUDAGraph()\nreturn ext.f(x)"))
 
+    def test_cpp_escapes(self):
+        self.assertRule("KB-EXEC", candidate(extra_cuda="#include <pybind11/pybind11.h>\n"
+                                             "void g() { pybind11::module_::import(\"torch\"); }\n"))
+        self.assertRule("KB-ESCAPE", candidate(extra_cuda="#include <dlfcn.h>\nvoid g() { dlopen(\"x.so\", 1); }\n"))
+        self.assertRule("KB-CPP-TORCH-COMPUTE", candidate(extra_cuda="void g(torch::Tensor a) { at::cuda::blas::gemm(a); }\n"))
+        self.assertRule("KB-CPP-TORCH-COMPUTE", candidate(extra_cuda="void g(torch::Tensor a) { auto b = a.to(torch::kHalf); }\n"))
+        self.assertRule("KB-INHERITS-MODEL", candidate(after="ModelNew = dict\n"))
+        ok = candidate(extra_cuda="void g(torch::Tensor a) { auto s = at::cuda::getCurrentCUDAStream(); "
+                                  "auto o = torch::empty({a.size(0)}, a.options()); }\n")
+        self.assertEqual(rules_of(ok, severity="P0"), set())
+
     def test_cuda_source_comments_and_docstrings_are_not_code(self):
         # a rule pattern inside a C comment, or a Python docstring, is not code
         clean = candidate(extra_cuda="/* static int calls = 0; cudaStreamCreate(&s); std::thread */\n")
