@@ -79,6 +79,7 @@ RULES = {
     "KB-NN-LAYER": ("P1", "an nn layer holds parameters only; forward must not call it"),
     "KB-CLOCK": ("P1", "a candidate has no reason to read clocks or synchronize"),
     "KB-CUDA-DEVICE-STATE": ("P1", "a mutable __device__ global persists across calls: make sure it is reset every call"),
+    "KB-CUDA-CONST-CAST": ("P1", "inputs arrive as const pointers for a reason: never write through a cast"),
     "KB-CUDA-LIBRARY": ("P1", "a library call (cuBLAS, cuDNN, CUB, Thrust) is not your kernel: judged as a library candidate"),
     "KB-HARDCODED-SIZE": ("P1", "read sizes from the tensors; the judge may run other shapes"),
     "KB-IMPORT": ("P1", "a module outside torch, math, typing, os: look at what it does"),
@@ -152,17 +153,18 @@ CPP_COMPUTE_METHODS = ("mm|matmul|bmm|addmm|baddbmm|sum|mean|amax|amin|softmax|l
                        "add|mul|div|sub|pow|sqrt|rsqrt|clamp|clamp_min|cumsum|conv1d|conv2d|conv3d|"
                        "layer_norm|tanh|sigmoid|copy_|index_select|gather|scatter|masked_fill|where|"
                        "half|bfloat16|matmul_out|linear|max|min|norm|var|std|clone|neg|abs|square|to")
-RE_CPP_NS_CALL = re.compile(r"\b(?:torch|at|c10)::((?:\w+::)*)(\w+)\s*(?:<[^<>;]*>)?\s*\(")
+RE_CPP_NS_CALL = re.compile(r"\b(?:torch|at|c10)::((?:\w+::){0,6})(\w+)\s*(?:<[^<>;]{0,200}>)?\s*\(")
 RE_CPP_METHOD = re.compile(r"[\w\)\]]\s*(?:\.|->)\s*(" + CPP_COMPUTE_METHODS + r")\s*\(")
 RE_CUDA_STREAM = re.compile(r"\b(cudaStreamCreate\w*|getStreamFromPool|setCurrentCUDAStream|cudaGraph\w*|"
                             r"cudaStreamBeginCapture\w*|cudaLaunchHostFunc|cudaStreamAddCallback|"
                             r"cudaStreamWaitEvent|getStreamFromExternal|cudaSetDevice)\b")
 RE_CUDA_THREAD = re.compile(r"(\bstd::(?:j?thread|async)\b|\bpthread_create\b|\bfork\s*\(\s*\)|\bstd::launch::async\b)")
 RE_CUDA_STATIC = re.compile(r"\bstatic\s+(?!const\b|constexpr\b|inline\b|__\w+__|void\b|_)"
-                            r"((?:[A-Za-z_][\w:]*(?:\s*<[^;{}()]*?>)?[\s\*&]+)+)([A-Za-z_]\w*)\s*(=|;|\[|\{)")
+                            r"((?:[A-Za-z_][\w:]*(?:\s*<[^;{}()<>]{0,200}>)?[\s\*&]+){1,6})([A-Za-z_]\w*)\s*(=|;|\[|\{)")
 RE_CUDA_MAP = re.compile(r"\bstd::(unordered_map|map|unordered_set|set)\s*<")
 RE_CUDA_DEVICE_VAR = re.compile(r"\b__device__\s+(?!__\w+__|inline\b|const\b|constexpr\b)"
-                                r"((?:[A-Za-z_][\w:]*[\s\*]+)+)([A-Za-z_]\w*)\s*(=|;|\[)")
+                                r"((?:[A-Za-z_][\w:]*[\s\*]+){1,6})([A-Za-z_]\w*)\s*(=|;|\[)")
+RE_CUDA_CONST_CAST = re.compile(r"\bconst_cast\s*<")
 RE_CUDA_LIBRARY = re.compile(r"\b(cublas\w*|cudnn\w*|cub::|thrust::|cutlass::|cute::)")
 RE_CUDA_LOW_PRECISION = re.compile(r"(\b__half2?\b|\bhalf2?\b|\b__nv_bfloat162?\b|\bnv_bfloat162?\b|"
                                    r"\b__float2half\w*|\b__float22half\w*|\b__float2bfloat16\w*|\b__floats2half2\w*|"
@@ -256,7 +258,8 @@ class Checker:
         self.self_layers = set()   # self.<attr> holding nn layers
         self.self_scalars = set()
         self.ext_calls = 0
-        for node in ast.walk(self.tree):
+        self.nodes = list(ast.walk(self.tree))   # every node, walked once
+        for node in self.nodes:
             for child in ast.iter_child_nodes(node):
                 child.parent = node
 
@@ -297,7 +300,7 @@ class Checker:
         return None
 
     def collect_aliases(self):
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.asname:
@@ -310,7 +313,7 @@ class Checker:
                     if a.name != "*":
                         self.aliases[a.asname or a.name] = node.module + "." + a.name
         for _ in range(4):  # x = torch; mm = x.matmul; f = getattr(x, "mm") ...
-            for node in ast.walk(self.tree):
+            for node in self.nodes:
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                     path = self.resolve(node.value)
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -396,8 +399,9 @@ class Checker:
                 for a in (args.vararg, args.kwarg):
                     if a is not None:
                         names.add(a.arg)
+        subs = list(ast.walk(fn))
         for _ in range(4):
-            for sub in ast.walk(fn):
+            for sub in subs:
                 pairs = []
                 if isinstance(sub, ast.Assign):
                     pairs = [(t, sub.value) for t in sub.targets]
@@ -475,7 +479,7 @@ class Checker:
         return sorted(self.findings.values(), key=lambda f: (f["line"], f["rule"]))
 
     def check_imports(self):
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             mods = []
             if isinstance(node, ast.Import):
                 mods = [a.name for a in node.names]
@@ -505,7 +509,7 @@ class Checker:
             self.add("KB-NO-MODELNEW", 1, "no module-level class ModelNew")
             return
         cls = classes[-1]
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for t in targets:
@@ -523,7 +527,7 @@ class Checker:
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and not isinstance(getattr(stmt, "value", None),
                                                                                   ast.Constant):
                 self.add("KB-FORWARD-STATE", stmt, "class-level attribute: shared between instances and calls")
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Name) and node.id == "Model" and isinstance(node.ctx, ast.Load):
                 self.add("KB-INHERITS-MODEL", node, "refers to the reference Model")
             if isinstance(node, ast.ClassDef) and node.name == "Model":
@@ -543,7 +547,7 @@ class Checker:
                 if node.handlers:
                     self.add("KB-TRY-FALLBACK", node, "try/except: a failure can fall back to other code")
         # what __init__ binds on self: extensions, tensors, layers, scalars
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 v = node.value
@@ -569,7 +573,7 @@ class Checker:
                     and isinstance(node.args[0], ast.Constant):
                 self.self_tensors.add(str(node.args[0].value))
         # a second round: ext = mod; self.ext = ext
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in self.ext_names:
                 for t in node.targets:
                     if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
@@ -577,12 +581,12 @@ class Checker:
                         self.self_tensors.discard(t.attr)
                         self.self_scalars.discard(t.attr)
         self.self_tensors -= self.ext_attrs
-        builds = [n for n in ast.walk(self.tree) if isinstance(n, ast.Call) and self.resolve(n.func) in (
+        builds = [n for n in self.nodes if isinstance(n, ast.Call) and self.resolve(n.func) in (
             "torch.utils.cpp_extension.load_inline", "torch.utils.cpp_extension.load")]
         if not builds:
             self.add("KB-NO-EXTENSION", 1, "nothing is compiled with load_inline or load")
         else:
-            runtime_calls = [n for n in ast.walk(self.tree)
+            runtime_calls = [n for n in self.nodes
                              if isinstance(n, ast.Call) and self.is_ext_call(n) and not self.in_init(n)]
             if not runtime_calls:
                 self.add("KB-NO-EXTENSION", builds[0], "the compiled extension is never called")
@@ -640,7 +644,7 @@ class Checker:
         return ("KB-TORCH-COMPUTE", f"{path}: a PyTorch compute op")
 
     def check_references(self):
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             # builtins by name (not shadowed by an import)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in self.aliases:
                 if node.id in BUILTIN_EXEC:
@@ -705,7 +709,7 @@ class Checker:
                 self.add("KB-TENSOR-OPERATOR", node, f"{path}: operators reached as functions")
 
     def check_assignments(self):
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             targets = []
             if isinstance(node, ast.Assign):
                 targets = node.targets
@@ -774,19 +778,21 @@ class Checker:
                     and base.id not in self.local_names(self.top_function(stmt)):
                 self.add("KB-FORWARD-STATE", stmt, f"stores into module-level {base.id}: state kept between calls")
 
-    @staticmethod
-    def local_names(fn):
-        out = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
-        for n in ast.walk(fn):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                out.add(n.id)
-        return out
+    def local_names(self, fn):
+        cache = self.__dict__.setdefault("_locals", {})
+        if id(fn) not in cache:
+            out = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+            for n in ast.walk(fn):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    out.add(n.id)
+            cache[id(fn)] = out
+        return cache[id(fn)]
 
     def runtime_functions(self):
         """Every function outside ModelNew.__init__ (module-level helpers, methods, lambdas at
         module level), outermost only."""
         out = []
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) \
                     and self.top_function(node) is None and not self.in_init(node):
                 if isinstance(node, ast.Lambda) and self.top_function(node) is not None:
@@ -917,7 +923,7 @@ class Checker:
     def cpp_sources(self):
         """(python line of the string, text) for every string that looks like C++/CUDA."""
         out = []
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and RE_CPP_LOOKS.search(node.value):
                 if isinstance(getattr(node, "parent", None), ast.Expr):
                     continue  # a docstring or a bare string statement: never compiled
@@ -950,6 +956,8 @@ class Checker:
                 self.add("KB-CUDA-STATE", at(m), f"std::{m.group(1)}: a cache in the C++ wrapper")
             for m in RE_CUDA_DEVICE_VAR.finditer(text):
                 self.add("KB-CUDA-DEVICE-STATE", at(m), f"__device__ variable {m.group(2)}")
+            for m in RE_CUDA_CONST_CAST.finditer(text):
+                self.add("KB-CUDA-CONST-CAST", at(m), "const_cast: writes through a pointer marked const")
             for m in RE_CUDA_CLOCK.finditer(text):
                 self.add("KB-CLOCK", at(m), f"{m.group(1)} in the CUDA source")
             for m in RE_CPP_PYTHON.finditer(text):
@@ -987,7 +995,7 @@ class Checker:
         if not self.problem:
             return
         sizes = {v: k for k, v in self.problem.sizes.items() if v >= 100 and not is_pow2(v)}
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Constant) and type(node.value) is int and node.value in sizes:
                 self.add("KB-HARDCODED-SIZE", node, f"{node.value} (the problem's {sizes[node.value]})")
 

@@ -153,6 +153,8 @@ RULE_CASES = {
     "KB-CUDA-DEVICE-STATE": (candidate(extra_cuda="__device__ unsigned int launches;\n"),
                              candidate(extra_cuda="__device__ __forceinline__ float same(float v) { return v; }\n"),
                              None),
+    "KB-CUDA-CONST-CAST": (candidate(extra_cuda="__global__ void z(const float* x) { const_cast<float*>(x)[0] = 0; }\n"),
+                           candidate(extra_cuda="__global__ void z(const float* x, float* y) { y[0] = x[0]; }\n"), None),
     "KB-CUDA-LIBRARY": (candidate(extra_cuda="void g() { cublasSgemm(0); }\n"),
                         candidate(extra_cuda="void g() { /* cublasSgemm would be a library */ }\n"), None),
     "KB-HARDCODED-SIZE": (candidate(extra_cuda="#define COLS 16383\n"),
@@ -278,6 +280,29 @@ class TestAttacks(unittest.TestCase):
         ok = candidate(extra_cuda="void g(torch::Tensor a) { auto s = at::cuda::getCurrentCUDAStream(); "
                                   "auto o = torch::empty({a.size(0)}, a.options()); }\n")
         self.assertEqual(rules_of(ok, severity="P0"), set())
+
+    def test_pathological_sources_stay_fast(self):
+        # shapes that make backtracking regular expressions or quadratic
+        # passes slow: each must be checked in seconds, not minutes
+        import time
+        cases = [candidate(extra_cuda="static " + "a " * 50000 + "(\n"),
+                 candidate(extra_cuda="static " + "a<b> " * 20000 + "(\n"),
+                 candidate(extra_cuda="torch::" + "a::" * 20000 + "b(\n"),
+                 candidate(top="seen = {}\n", body="".join(f"seen[{i}] = {i}\n" for i in range(3000))
+                           + "return ext.f(x)")]
+        d = tempfile.mkdtemp(prefix="kb_slow.")
+        for i, source in enumerate(cases):
+            path = os.path.join(d, f"c{i}.py")
+            with open(path, "w") as f:
+                f.write(source)
+            start = time.monotonic()
+            try:
+                r = subprocess.run([sys.executable, os.path.join(KB, "ast_rules.py"), path],
+                                   capture_output=True, text=True, timeout=60)
+            except subprocess.TimeoutExpired:
+                self.fail(f"case {i}: still checking after 60 s")
+            self.assertIn(r.returncode, (0, 1), r.stderr)
+            self.assertLess(time.monotonic() - start, 30.0, f"case {i}")
 
     def test_cuda_source_comments_and_docstrings_are_not_code(self):
         # a rule pattern inside a C comment, or a Python docstring, is not code
