@@ -70,6 +70,8 @@ RULES = {
     "KB-UNWRITTEN-OUTPUT": ("P0", "pass the output tensor to your kernel, which must write every element"),
     "KB-PRECISION": ("P0", "compute in the problem's dtype (fp32 problems: fp32 arithmetic, no fp16/bf16/TF32)"),
     "KB-RNG": ("P0", "do not seed or draw from PyTorch's generators outside __init__"),
+    "KB-DYNAMIC-SOURCE": ("P0", "give load_inline its sources as string literals (or names bound once to them)"),
+    "KB-BUILD-FLAGS": ("P0", "no build flags that bring in files or code the pass cannot read"),
     "KB-EXEC": ("P0", "no exec/eval/compile: the pass must see the code that runs"),
     "KB-DYNAMIC-IMPORT": ("P0", "import with plain import statements, by name"),
     "KB-DYNAMIC-ATTR": ("P0", "name attributes directly; getattr/setattr with computed names hides what runs"),
@@ -920,9 +922,96 @@ class Checker:
                     self.add("KB-UNWRITTEN-OUTPUT", node, "returns a freshly allocated tensor no kernel wrote")
 
     # ---- C++/CUDA sources ----
+    def string_value(self, e, depth=0):
+        """(text, first line) of an expression made of string literals: literals,
+        names bound once to such, +, implicit concatenation, lists (joined by
+        newlines as load_inline does), f-strings without fields, "".join([...]);
+        None when it is computed at run time."""
+        if depth > 50:
+            return None
+        if isinstance(e, ast.Constant) and isinstance(e.value, str):
+            return e.value, e.lineno
+        if isinstance(e, ast.Name):
+            binds = self.bindings.get(e.id, [])
+            return self.string_value(binds[0], depth + 1) if len(binds) == 1 else None
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+            a, b = self.string_value(e.left, depth + 1), self.string_value(e.right, depth + 1)
+            return (a[0] + b[0], a[1]) if a and b else None
+        if isinstance(e, (ast.List, ast.Tuple)):
+            parts = [self.string_value(x, depth + 1) for x in e.elts]
+            if not parts or not all(parts):
+                return None if parts else ("", e.lineno)
+            return "\n".join(p[0] for p in parts), parts[0][1]
+        if isinstance(e, ast.JoinedStr) and all(isinstance(v, ast.Constant) for v in e.values):
+            return "".join(str(v.value) for v in e.values), e.lineno
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "join" \
+                and isinstance(e.func.value, ast.Constant) and isinstance(e.func.value.value, str) \
+                and len(e.args) == 1 and not e.keywords:
+            parts = self.string_value(e.args[0], depth + 1)
+            if parts and isinstance(e.args[0], (ast.List, ast.Tuple)):
+                items = [self.string_value(x, depth + 1)[0] for x in e.args[0].elts]
+                return e.func.value.value.join(items), parts[1]
+        return None
+
     def cpp_sources(self):
-        """(python line of the string, text) for every string that looks like C++/CUDA."""
+        """(python line, text) for every C++/CUDA source: what each load_inline call
+        compiles, resolved whole, and every other string literal that looks like
+        C++/CUDA."""
         out = []
+        self.bindings = {}
+        for node in self.nodes:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            # a tuple target binds a part we do not follow: count it, unresolvable
+                            self.bindings.setdefault(n.id, []).append(node.value if t is n else None)
+            elif isinstance(node, (ast.AugAssign, ast.For, ast.NamedExpr)):
+                for n in ast.walk(node.target):
+                    if isinstance(n, ast.Name):
+                        self.bindings.setdefault(n.id, []).extend([None, None])
+        for node in self.nodes:
+            if not isinstance(node, ast.Call):
+                continue
+            path = self.resolve(node.func)
+            if path == "torch.utils.cpp_extension.load":
+                self.add("KB-ESCAPE", node, "cpp_extension.load compiles files the pass cannot read: use load_inline")
+            if path != "torch.utils.cpp_extension.load_inline":
+                continue
+            if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+                self.add("KB-DYNAMIC-SOURCE", node, "load_inline(**...) or (*...): arguments the pass cannot read")
+            args = {k.arg: k.value for k in node.keywords if k.arg}
+            for i, key in enumerate(("name", "cpp_sources", "cuda_sources", "functions")):
+                if i < len(node.args) and key not in args:
+                    args[key] = node.args[i]
+            for key in ("cpp_sources", "cuda_sources"):
+                if key not in args:
+                    continue
+                got = self.string_value(args[key])
+                if got is None:
+                    self.add("KB-DYNAMIC-SOURCE", args[key], f"{key} is computed at run time: the pass cannot read it")
+                else:
+                    out.append((got[1], got[0]))
+            for key in ("extra_cflags", "extra_cuda_cflags", "extra_ldflags", "extra_include_paths",
+                        "build_directory", "sources"):
+                if key not in args:
+                    continue
+                v = args[key]
+                if isinstance(v, ast.Constant) and v.value is None:
+                    continue
+                got = self.string_value(v)
+                if got is None:
+                    self.add("KB-BUILD-FLAGS", v, f"{key} is computed at run time")
+                    continue
+                for flag in got[0].split("\n"):
+                    f = flag.strip()
+                    if key in ("extra_include_paths", "build_directory", "sources") and f:
+                        self.add("KB-BUILD-FLAGS", v, f"{key}={f!r}: files outside the candidate")
+                    elif f.startswith(("-include", "--pre-include", "-imacros", "@", "--options-file",
+                                       "-I", "-isystem", "-L", "-Wl", "-Xlinker", "-B", "--compiler-bindir",
+                                       "-ccbin", "-x", "-D", "-U", "-Xcompiler")):
+                        self.add("KB-BUILD-FLAGS", v, f"{key} flag {f!r}: code or files the pass cannot read")
         for node in self.nodes:
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and RE_CPP_LOOKS.search(node.value):
                 if isinstance(getattr(node, "parent", None), ast.Expr):

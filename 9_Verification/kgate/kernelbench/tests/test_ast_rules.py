@@ -44,17 +44,18 @@ torch::Tensor f(torch::Tensor x)
 
 
 def candidate(top="", init="", body="return ext.f(x)", kernel=KERNEL, wrapper=WRAPPER, extra_cuda="",
-              cls="class ModelNew(nn.Module):", after=""):
+              cls="class ModelNew(nn.Module):", after="", sources="src", build_extra=""):
     """A small candidate with slots for the planted code."""
     src = "#include <torch/extension.h>\n" + extra_cuda + kernel + wrapper
+    build = ('ext = load_inline(name="t", cpp_sources="torch::Tensor f(torch::Tensor x);", '
+             'cuda_sources=' + sources + ', functions=["f"]' + build_extra + ')')
     return textwrap.dedent('''\
         import torch
         import torch.nn as nn
         from torch.utils.cpp_extension import load_inline
         {top}
         src = r"""{src}"""
-        ext = load_inline(name="t", cpp_sources="torch::Tensor f(torch::Tensor x);", cuda_sources=src,
-                          functions=["f"])
+        {build}
 
 
         {cls}
@@ -65,7 +66,7 @@ def candidate(top="", init="", body="return ext.f(x)", kernel=KERNEL, wrapper=WR
             def forward(self, x):
         {body}
         {after}
-        ''').format(top=top, src=src, cls=cls, init=textwrap.indent(init, " " * 8),
+        ''').format(top=top, src=src, build=build, cls=cls, init=textwrap.indent(init, " " * 8),
                     body=textwrap.indent(body, " " * 8), after=after)
 
 
@@ -139,6 +140,10 @@ RULE_CASES = {
                      candidate(extra_cuda="#include <cuda_fp16.h>\n__device__ __half h;\n"), "fp32-vs-fp16"),
     "KB-RNG": (candidate(body="torch.manual_seed(0)\nreturn ext.f(x)"),
                candidate(init="self.w = nn.Parameter(torch.randn(4))"), None),
+    "KB-DYNAMIC-SOURCE": (candidate(sources='src.replace("copy", "c" + "opy")'),
+                          candidate(sources='[src, "// more" + " text"]'), None),
+    "KB-BUILD-FLAGS": (candidate(build_extra=', extra_cuda_cflags=["-include", "/tmp/hidden.h"]'),
+                       candidate(build_extra=', extra_cuda_cflags=["-O3", "--use_fast_math"]'), None),
     "KB-EXEC": (candidate(top="exec('y = 1')\n"), candidate(top="executed = 1\n"), None),
     "KB-DYNAMIC-IMPORT": (candidate(top="m = __import__('torch')\n"), candidate(top="import torch as m\n"), None),
     "KB-DYNAMIC-ATTR": (candidate(body="op = getattr(torch, self.name)\nreturn ext.f(x)"),
@@ -277,6 +282,11 @@ class TestAttacks(unittest.TestCase):
         self.assertRule("KB-CPP-TORCH-COMPUTE", candidate(extra_cuda="void g(torch::Tensor a) { at::cuda::blas::gemm(a); }\n"))
         self.assertRule("KB-CPP-TORCH-COMPUTE", candidate(extra_cuda="void g(torch::Tensor a) { auto b = a.to(torch::kHalf); }\n"))
         self.assertRule("KB-INHERITS-MODEL", candidate(after="ModelNew = dict\n"))
+        # a pattern split across concatenated literals is read whole
+        self.assertRule("KB-CUDA-THREAD", candidate(sources='src + "void g() { std::thr" + "ead t([] {}); }"'))
+        self.assertRule("KB-DYNAMIC-SOURCE", candidate(top="def make():\n    return 'x'\n", sources="make()"))
+        self.assertRule("KB-ESCAPE", candidate(after="from torch.utils.cpp_extension import load\n"
+                                                     "other = load(name='o', sources=['/tmp/k.cu'])\n"))
         ok = candidate(extra_cuda="void g(torch::Tensor a) { auto s = at::cuda::getCurrentCUDAStream(); "
                                   "auto o = torch::empty({a.size(0)}, a.options()); }\n")
         self.assertEqual(rules_of(ok, severity="P0"), set())
@@ -444,6 +454,32 @@ class TestCorpus(unittest.TestCase):
                 else:
                     self.assertEqual(p0, set(), f"labels.tsv:{n}: labelled {cols[2]} but rejected: {p0}")
                 self.assertTrue(want_p1 <= p1, f"labels.tsv:{n}: want {want_p1} as P1, got {p1}")
+
+    def test_headers_and_signatures_agree(self):
+        # each candidate's first comment says "Expected: VERDICT" as its label
+        # does, and ModelNew takes the reference's constructor and forward
+        # arguments (as many of them)
+        import re
+        labels = read_labels()
+        for name, (n, cols) in sorted(labels.items()):
+            with self.subTest(candidate=name):
+                with open(os.path.join(KB, "candidates", name), encoding="utf-8") as f:
+                    text = f.read()
+                header = text[:text.index("\nimport")]
+                m = re.search(r"Expected: (P0|L1|L2|L3|L4|PASS)", header)
+                self.assertIsNotNone(m, "no 'Expected: VERDICT' in the first comment")
+                self.assertEqual(m.group(1), cols[2], f"labels.tsv:{n} says {cols[2]}")
+                with open(os.path.join(KB, "problems", cols[1] + ".py"), encoding="utf-8") as f:
+                    ref = self.methods(ast.parse(f.read()), "Model")
+                new = self.methods(ast.parse(text), "ModelNew")
+                for meth in ("__init__", "forward"):
+                    if meth in new:
+                        self.assertEqual(new[meth], ref[meth], f"ModelNew.{meth} takes other arguments")
+
+    @staticmethod
+    def methods(tree, cls_name):
+        cls = [c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == cls_name][-1]
+        return {f.name: len(f.args.args) for f in cls.body if isinstance(f, ast.FunctionDef)}
 
     def test_problems_are_kernelbench_format(self):
         d = os.path.join(KB, "problems")
