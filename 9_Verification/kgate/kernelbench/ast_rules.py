@@ -17,10 +17,10 @@ Exit status: 0 when no P0, 1 when a P0, 2 on bad input (unreadable file,
 syntax error, bad arguments).
 
 What ModelNew may do (anything else under torch.* is PyTorch compute):
-  everywhere  torch.empty/empty_like/empty_strided/zeros/zeros_like (outputs),
+  everywhere  torch.empty*/zeros*/ones*/full* (outputs),
               dtypes, torch.Size, torch.device, torch.no_grad, nn.Module,
-              nn.Parameter and the containers, load_inline / load, and calls
-              into the compiled extension
+              nn.Parameter and the containers, load_inline (its sources as
+              literals) and calls into the compiled extension
   on tensors  shape reads (.shape .size() .numel() .dim() .stride() .dtype
               .device), views and layout (.view .reshape .contiguous .permute
               .transpose .t .unsqueeze .squeeze .flatten .expand .narrow),
@@ -30,7 +30,8 @@ What ModelNew may do (anything else under torch.* is PyTorch compute):
               torch ops there are P1 (KB-INIT-COMPUTE), never P0: __init__
               sees no input
 Module-level code and every other function count as forward: they run in
-the judged process too.
+the judged process too (a module-level copy of get_inputs/get_init_inputs
+may draw random inputs; nothing else may call it).
 
 The problem (--problem, or ../problems/<name before "__">.py next to a
 candidate in candidates/) tells the pass the problem's dtype (fp16/bf16
@@ -96,13 +97,17 @@ TORCH_ALLOWED = {
     "torch.nn.ParameterDict", "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.functional",
     "torch.Tensor", "torch.Size", "torch.dtype", "torch.device", "torch.no_grad", "torch.inference_mode",
     "torch.empty", "torch.empty_like", "torch.empty_strided", "torch.zeros", "torch.zeros_like",
-    "torch.is_tensor", "torch.utils", "torch.utils.cpp_extension", "torch.utils.cpp_extension.load_inline",
+    "torch.ones", "torch.ones_like", "torch.full", "torch.full_like", "torch.is_tensor", "torch.utils", "torch.utils.cpp_extension", "torch.utils.cpp_extension.load_inline",
     "torch.utils.cpp_extension.load", "torch.cuda", "torch.cuda.is_available", "torch.cuda.current_device",
     "torch.cuda.device_count", "torch.cuda.device", "torch.contiguous_format",
 }
 TORCH_DTYPES = {"float32", "float", "float64", "double", "int32", "int", "int64", "long", "int16",
                 "int8", "uint8", "bool", "float16", "half", "bfloat16", "complex64"}
 LOW_PRECISION = {"torch.float16", "torch.half", "torch.bfloat16"}
+# a copy of the problem's input makers may draw random tensors and compute
+# on them; calling one from anywhere else is KB-RNG
+INPUT_MAKERS = {"get_inputs", "get_init_inputs"}
+INPUT_MAKER_RULES = {"KB-RNG", "KB-TORCH-COMPUTE", "KB-TENSOR-OPERATOR", "KB-PRECISION"}
 # torch paths __init__ may use to build parameters as the reference does
 TORCH_INIT_OK = {"torch.randn", "torch.rand", "torch.randint", "torch.ones", "torch.ones_like",
                  "torch.full", "torch.arange", "torch.linspace", "torch.tensor", "torch.eye"}
@@ -147,7 +152,8 @@ TENSOR_POINTER_ATTRS = {"data_ptr", "untyped_storage", "storage", "_cdata", "sto
                         "_base", "__cuda_array_interface__", "__dlpack__", "unsafe_data_ptr"}
 
 # C++/CUDA source patterns
-CPP_ALLOWED_CALLS = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "getCurrentCUDAStream",
+CPP_ALLOWED_CALLS = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
+                     "full_like", "getCurrentCUDAStream",
                      "getDefaultCUDAStream", "TensorOptions", "device", "dtype", "kCUDA", "CUDAGuard",
                      "OptionalCUDAGuard", "DeviceGuard", "IntArrayRef", "ScalarType", "elementSize",
                      "typeMetaToScalarType", "current_device", "getCurrentDeviceProperties", "getDeviceProperties"}
@@ -266,7 +272,15 @@ class Checker:
                 child.parent = node
 
     # ---- findings ----
+    def in_input_maker(self, node):
+        """Inside a module-level get_inputs/get_init_inputs (a copy of the problem's,
+        which candidates often carry): the judge never calls it."""
+        top = self.top_function(node) if not isinstance(node, ast.FunctionDef) else node
+        return top is not None and top.name in INPUT_MAKERS and top in self.tree.body
+
     def add(self, rule, node_or_line, reason, severity=None):
+        if not isinstance(node_or_line, int) and rule in INPUT_MAKER_RULES and self.in_input_maker(node_or_line):
+            return
         line = node_or_line if isinstance(node_or_line, int) else getattr(node_or_line, "lineno", 0)
         sev = severity or RULES[rule][0]
         key = (rule, line)
@@ -647,6 +661,9 @@ class Checker:
 
     def check_references(self):
         for node in self.nodes:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in INPUT_MAKERS \
+                    and not self.in_input_maker(node):
+                self.add("KB-RNG", node, f"uses {node.id}: draws the judge's kind of inputs itself")
             # builtins by name (not shadowed by an import)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in self.aliases:
                 if node.id in BUILTIN_EXEC:

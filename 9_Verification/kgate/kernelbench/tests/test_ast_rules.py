@@ -246,7 +246,7 @@ class TestAttacks(unittest.TestCase):
                                                         after="def helper(t):\n    return t * 3\n"))
         # module-level code runs in the judged process
         self.assertRule("KB-TENSOR-OPERATOR", candidate(top="table = torch.empty(4)\ndouble = table + table\n"))
-        self.assertRule("KB-TORCH-COMPUTE", candidate(top="table = torch.ones(4)\n"))
+        self.assertRule("KB-TORCH-COMPUTE", candidate(top="table = torch.arange(4)\n"))
 
     def test_patching_in_other_spellings(self):
         self.assertRule("KB-MONKEYPATCH", candidate(top="setattr(torch, 'allclose', lambda *a: True)\n"))
@@ -320,6 +320,14 @@ class TestAttacks(unittest.TestCase):
         self.assertEqual(rules_of(clean, severity="P0"), set())
         doc = candidate(top='"""#include <thread> std::thread t; static int n = 0;"""\n')
         self.assertEqual(rules_of(doc, severity="P0"), set())
+
+    def test_a_copy_of_the_input_makers(self):
+        # candidates often carry the problem's get_inputs: never called by the judge
+        copy = candidate(after="batch = 4\n\ndef get_inputs():\n    return [torch.rand(batch, 8) * 2]\n\n"
+                               "def get_init_inputs():\n    return []\n")
+        self.assertEqual(rules_of(copy, severity="P0"), set())
+        self.assertRule("KB-RNG", candidate(body="fresh = get_inputs()\nreturn ext.f(x)",
+                                            after="def get_inputs():\n    return [torch.rand(4)]\n"))
 
     def test_allowed_layout_and_allocation(self):
         ok = candidate(body="x = x.contiguous().view(x.shape[0], -1)\n"
