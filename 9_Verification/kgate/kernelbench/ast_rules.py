@@ -361,19 +361,6 @@ class Checker:
         return out
 
     # ---- scopes ----
-    def enclosing(self, node):
-        """(function node or None, class node or None) around node."""
-        fn = cls = None
-        p = getattr(node, "parent", None)
-        while p is not None:
-            if fn is None and isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                fn = p
-            if isinstance(p, ast.ClassDef):
-                cls = p
-                break
-            p = getattr(p, "parent", None)
-        return fn, cls
-
     def in_init(self, node):
         p = node
         while p is not None:
@@ -471,15 +458,26 @@ class Checker:
                 return path.startswith("torch.") and path not in ("torch.Size", "torch.device", "torch.is_tensor")
             if self.is_ext_call(e):
                 return True
+            # what a call of our own returns is a tensor when a tensor goes in:
+            # helper(x), self.helper(x), (lambda t: t)(x)
+            args_tensor = any(self.is_tensor(a, names) for a in e.args) \
+                or any(self.is_tensor(k.value, names) for k in e.keywords)
             if isinstance(e.func, ast.Attribute):
                 if e.func.attr in TENSOR_SCALAR_METHODS or e.func.attr in ("item", "tolist", "data_ptr"):
                     return False
-                return self.is_tensor(e.func.value, names)
-            if isinstance(e.func, ast.Name) and e.func.id in ("int", "float", "len", "bool", "str", "range"):
+                return self.is_tensor(e.func.value, names) or args_tensor
+            if isinstance(e.func, ast.Name) and e.func.id in ("int", "float", "len", "bool", "str", "range",
+                                                              "isinstance", "type", "print", "repr", "hash"):
                 return False
-            if isinstance(e.func, ast.Name) and e.func.id in BUILTIN_REDUCE:
-                return any(self.is_tensor(a, names) for a in e.args)
-            return False
+            return args_tensor
+        if isinstance(e, ast.Dict):
+            return any(v is not None and self.is_tensor(v, names) for v in e.values)
+        if isinstance(e, (ast.Set, ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            return any(self.is_tensor(x, names) for x in ast.iter_child_nodes(e) if isinstance(x, ast.expr))
+        if isinstance(e, ast.DictComp):
+            return self.is_tensor(e.value, names)
+        if isinstance(e, ast.NamedExpr):
+            return self.is_tensor(e.value, names)
         return False
 
     # ---- the passes ----

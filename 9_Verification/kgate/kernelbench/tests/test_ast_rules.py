@@ -241,6 +241,12 @@ class TestAttacks(unittest.TestCase):
         self.assertRule("KB-TENSOR-OPERATOR", candidate(top="import operator\n",
                                                         body="return operator.mul(x, 2)"))
         self.assertRule("KB-TENSOR-OPERATOR", candidate(body="return ext.f(x) if (x > 0).all() else x"))
+        # tensors passed through helpers and containers are still tensors
+        self.assertRule("KB-TENSOR-OPERATOR", candidate(body="y = same(x)\nreturn y * 2",
+                                                        after="def same(t):\n    return t\n"))
+        self.assertRule("KB-TENSOR-OPERATOR", candidate(body="d = {'a': x}\nreturn d['a'] * 2"))
+        self.assertRule("KB-TENSOR-OPERATOR", candidate(body="y = (lambda t: t)(x)\nreturn y - 1"))
+        self.assertRule("KB-TENSOR-OPERATOR", candidate(body="ys = [t for t in (x, x)]\nreturn ys[0] / 3"))
         # a helper at module level computes too
         self.assertRule("KB-TENSOR-OPERATOR", candidate(body="return helper(ext.f(x))",
                                                         after="def helper(t):\n    return t * 3\n"))
