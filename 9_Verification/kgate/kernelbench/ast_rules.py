@@ -868,6 +868,13 @@ class Checker:
                     base = base.value
                 if t is not base and isinstance(base, ast.Name) and base.id in params:
                     self.add("KB-INPUT-MUTATION", node, f"writes into the input {base.id}")
+                elif isinstance(t, ast.Subscript) and self.is_tensor(t.value, names):
+                    self.add("KB-TENSOR-OPERATOR", node, f"`{ast.unparse(t)[:60]} = ...` fills or copies "
+                             "into a tensor in PyTorch")
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) \
+                and self.is_tensor(node.value, names) and self.is_tensor(node.slice, names):
+            self.add("KB-TENSOR-OPERATOR", node, f"`{ast.unparse(node)[:60]}` indexes a tensor with a tensor "
+                     "(a PyTorch gather)")
         elif isinstance(node, ast.Call):
             f = node.func
             if isinstance(f, ast.Name) and f.id in BUILTIN_REDUCE and any(self.is_tensor(a, names) for a in node.args):

@@ -241,6 +241,10 @@ class TestAttacks(unittest.TestCase):
         self.assertRule("KB-TENSOR-OPERATOR", candidate(top="import operator\n",
                                                         body="return operator.mul(x, 2)"))
         self.assertRule("KB-TENSOR-OPERATOR", candidate(body="return ext.f(x) if (x > 0).all() else x"))
+        self.assertRule("KB-TENSOR-OPERATOR", candidate(body="out = torch.empty_like(x)\nout[:] = x\nreturn out"))
+        self.assertRule("KB-TENSOR-OPERATOR", candidate(body="idx = ext.f(x)\nreturn x[idx]"))
+        ok = candidate(body="y = ext.f(x)\nreturn y[:, : x.shape[1]]")   # a slice is a view
+        self.assertEqual(rules_of(ok, severity="P0"), set())
         # tensors passed through helpers and containers are still tensors
         self.assertRule("KB-TENSOR-OPERATOR", candidate(body="y = same(x)\nreturn y * 2",
                                                         after="def same(t):\n    return t\n"))
