@@ -138,6 +138,9 @@ BUILTIN_EXEC = {"exec", "eval", "compile"}
 BUILTIN_ESCAPE = {"open", "globals", "vars", "locals", "breakpoint", "input", "memoryview", "id"}
 BUILTIN_REDUCE = {"sum", "max", "min", "abs", "pow", "round", "divmod", "any", "all", "sorted", "map",
                   "filter", "reversed"}
+HOOKS = {"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+         "register_backward_hook", "register_module_forward_hook", "register_module_forward_pre_hook",
+         "register_hook", "register_state_dict_pre_hook", "register_load_state_dict_post_hook"}
 DUNDER_OK = {"__init__", "__name__", "__doc__", "__module__", "__qualname__"}
 
 # tensor methods that read layout or make views (allowed in forward)
@@ -688,6 +691,8 @@ class Checker:
             if isinstance(node, ast.Attribute):
                 if node.attr.startswith("__") and node.attr.endswith("__") and node.attr not in DUNDER_OK:
                     self.add("KB-ESCAPE", node, f".{node.attr}: the object model's internals")
+                if node.attr in HOOKS:
+                    self.add("KB-ESCAPE", node, f".{node.attr}: a hook can replace what forward returns")
                 if node.attr in ("f_back", "f_locals", "f_globals", "gi_frame", "tb_frame", "cr_frame"):
                     self.add("KB-ESCAPE", node, f".{node.attr}: another frame's variables")
                 if node.attr in TENSOR_POINTER_ATTRS and self.resolve(node) is None:
@@ -722,8 +727,10 @@ class Checker:
                 self.add("KB-ESCAPE", node, f"{path}: the operating system from a candidate")
             elif root == "contextlib" and path.endswith("suppress"):
                 self.add("KB-TRY-FALLBACK", node, "contextlib.suppress swallows failures")
-            elif root == "operator" or root == "functools":
+            elif root == "operator":
                 self.add("KB-TENSOR-OPERATOR", node, f"{path}: operators reached as functions")
+            elif root == "functools" and path.split(".")[-1] in ("cache", "lru_cache", "cached_property"):
+                self.add("KB-FORWARD-STATE", node, f"{path}: a cache of earlier calls' results")
 
     def check_assignments(self):
         for node in self.nodes:

@@ -274,6 +274,10 @@ class TestAttacks(unittest.TestCase):
                                                       body="global calls\ncalls += 1\nreturn ext.f(x)"))
         self.assertRule("KB-FORWARD-STATE", candidate(body="setattr(self, 'calls', 1)\nreturn ext.f(x)"))
         self.assertRule("KB-DATA-PTR", candidate(body="key = id(x)\nreturn ext.f(x)"))
+        self.assertRule("KB-FORWARD-STATE", candidate(top="import functools\n",
+                                                      after="@functools.lru_cache(maxsize=None)\n"
+                                                            "def cached(n):\n    return n\n"))
+        self.assertRule("KB-ESCAPE", candidate(init="self.register_forward_hook(lambda m, i, o: o)"))
         self.assertRule("KB-DATA-PTR", candidate(body="key = x.untyped_storage()\nreturn ext.f(x)"))
 
     def test_threads_and_processes(self):
