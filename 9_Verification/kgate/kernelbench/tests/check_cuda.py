@@ -19,6 +19,7 @@ import ast
 import concurrent.futures
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -103,6 +104,13 @@ def main(argv):
             jobs = int(a.split("=", 1)[1])
         else:
             files.append(a)
+    for path in files:
+        if not os.path.isfile(path):
+            print(f"check_cuda: {path}: no such file", file=sys.stderr)
+            return 2
+    if shutil.which("nvcc") is None:
+        print("check_cuda: nvcc is not on PATH", file=sys.stderr)
+        return 2
     labels = {}
     with open(os.path.join(KB, "labels.tsv"), encoding="utf-8") as f:
         for line in f:
