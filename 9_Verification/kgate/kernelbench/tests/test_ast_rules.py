@@ -498,6 +498,18 @@ class TestCorpus(unittest.TestCase):
                     if meth in new:
                         self.assertEqual(new[meth], ref[meth], f"ModelNew.{meth} takes other arguments")
 
+    def test_extension_names_are_unique(self):
+        # load_inline caches builds by name: two candidates with one name
+        # would rebuild over each other (or load the other's build)
+        import re
+        seen = {}
+        for name in sorted(read_labels()):
+            with open(os.path.join(KB, "candidates", name), encoding="utf-8") as f:
+                for ext in re.findall(r'load_inline\(name="([^"]+)"', f.read()):
+                    self.assertNotIn(ext, seen, f"{name} and {seen.get(ext)} both build {ext}")
+                    seen[ext] = name
+        self.assertGreaterEqual(len(seen), 60)
+
     @staticmethod
     def methods(tree, cls_name):
         cls = [c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == cls_name][-1]
