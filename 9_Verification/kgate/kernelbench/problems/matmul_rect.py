@@ -1,0 +1,26 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """C = A B with A of M x K and B of K x N, none a multiple of a tile."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+        return torch.matmul(A, B)
+
+
+M = 1537
+K = 2049
+N = 1023
+kgate_second_shape = {"M": 131, "K": 97, "N": 259}
+
+
+def get_inputs():
+    return [torch.randn(M, K), torch.randn(K, N)]
+
+
+def get_init_inputs():
+    return []
