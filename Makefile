@@ -167,7 +167,7 @@ run:
 
 # Debian packages the tests need (installed when missing; SKIP_PACKAGES=1 skips).
 # bubblewrap: the kernel gate's sandbox (9_Verification/kgate).
-TEST_PACKAGES := libcmocka-dev bubblewrap
+TEST_PACKAGES := libcmocka-dev bubblewrap python3
 
 # The tests run TEST_JOBS at a time (default: cores + 1), each one's output
 # printed whole as it ends, with a progress line (tools/run_tests.sh).
