@@ -166,7 +166,8 @@ run:
 	@tools/run_samples.sh $(SAMPLES)
 
 # Debian packages the tests need (installed when missing; SKIP_PACKAGES=1 skips).
-# bubblewrap: the kernel gate's sandbox (9_Verification/kgate).
+# bubblewrap: the kernel gate's sandbox (9_Verification/kgate); python3: the results tools and
+# the gate's Python checks.
 TEST_PACKAGES := libcmocka-dev bubblewrap python3
 
 # The tests run TEST_JOBS at a time (default: cores + 1), each one's output
