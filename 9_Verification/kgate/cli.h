@@ -17,6 +17,8 @@ typedef struct {
     int explain;                       /* -1: where ncu is found, 0: never, 1: always (an error without ncu) */
     int sanitize;                      /* KG_SAN_NONE, _FAST, _ALL (sanpass.h) */
     const char *sanitizer;             /* --compute-sanitizer=PATH (default: CUDA's) */
+    const char *kernelbench;           /* --kernelbench=PROBLEM.py or DIR (kbgate.c) */
+    const char *kb_runner, *kb_rules;  /* its runner script and static pass (default: installed) */
     int all_devices, n_dev_req, dev_req[KG_MAX_DEV];
     double timeout, scan_timeout, compile_timeout, torch_timeout, explain_budget;
     long long memory_mb;               /* --memory (0: the sandbox's default) */

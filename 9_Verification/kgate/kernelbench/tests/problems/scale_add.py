@@ -1,0 +1,23 @@
+# A tiny KernelBench-format problem for the gate's own tests (kgate
+# --kernelbench): out = 2 a + b on vectors. The size is not a multiple of any
+# block size. Under the tests' fake torch (fake_torch/, CPU only) it is small.
+import torch
+import torch.nn as nn
+
+N = 1003 if torch.__version__.endswith("+fake") else (1 << 22) + 3
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, a, b):
+        return a * 2 + b
+
+
+def get_inputs():
+    return [torch.randn(N), torch.randn(N)]
+
+
+def get_init_inputs():
+    return []
