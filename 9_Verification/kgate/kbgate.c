@@ -204,14 +204,19 @@ static void kb_end_runner(kb_runner *r, kg_sb_result *rec, double wait_s)
     r->on = 0;
 }
 
-/* The violations in a record (the start-up's events are tagged, never counted). */
-static int kb_violations(const kg_gate *g, const kg_sb_result *rec, char *buf, size_t len)
+/* The violations in a record (the start-up's events are tagged, never
+ * counted). like: the reference runner's record, or NULL: what the same
+ * runner did there too (PyTorch's or CUDA's lazy start-up at a first call)
+ * is not the candidate's doing. */
+static int kb_violations(const kg_gate *g, const kg_sb_result *rec, const kg_sb_result *like, char *buf, size_t len)
 {
     kg_sb_result f = *rec;
     int n = 0;
     for (int i = 0; i < KG_SB_EVENTS; i++) {
         for (int k = 0; k < g->torch_allow_n; k++)
             if (f.is_violation[i] && !strcmp(f.events[i], g->torch_allow[k])) f.is_violation[i] = 0;
+        for (int k = 0; like && k < KG_SB_EVENTS; k++)
+            if (f.is_violation[i] && like->events[k][0] && !strcmp(f.events[i], like->events[k])) f.is_violation[i] = 0;
         n += f.is_violation[i];
     }
     buf[0] = 0;
@@ -372,7 +377,7 @@ static void kb_build(kg_gate *g, kb_result *res, const char *dir, const char *lo
         res->verdict = KG_V_SKIPPED;
         res->skipped_gate = 1;
         snprintf(res->reason, sizeof res->reason, "gate: the build did not run in its sandbox");
-    } else if (kb_violations(g, &rec, why, sizeof why)) {
+    } else if (kb_violations(g, &rec, NULL, why, sizeof why)) {
         res->verdict = KG_V_L2;
         snprintf(res->reason, sizeof res->reason, "build: an attempt to leave the sandbox: %s", why);
     } else if (w == 0 || rec.exit_code != 0) {
@@ -788,9 +793,15 @@ static void kb_pair(kg_gate *g, kb_result *res, const char *work, int idx)
     kb_end_runner(&rr, &rrec, rr.hung ? 0 : 5);
     char why[400];
     /* an attempt to leave the sandbox stops the candidate whatever else it did */
-    if (crec.magic && kb_violations(g, &crec, why, sizeof why)) {
+    if (crec.magic && kb_violations(g, &crec, rrec.magic ? &rrec : NULL, why, sizeof why)) {
         res->verdict = KG_V_L2;
         snprintf(res->reason, sizeof res->reason, "an attempt to leave the sandbox: %s", why);
+    }
+    /* what the reference's runner did that the sandbox refused: the runner's or
+     * PyTorch's own doing, allowed to the candidate too; said, for the record */
+    if (rrec.magic && kb_violations(g, &rrec, NULL, why, sizeof why)) {
+        size_t l = strlen(res->notes);
+        snprintf(res->notes + l, sizeof res->notes - l, "the reference's runner did (allowed to both): %.200s", why);
     }
     if (res->verdict == KG_V_L2 && crec.magic && crec.mem_oom) {
         char end[200];
@@ -827,6 +838,11 @@ static void kb_print(FILE *f, const kb_result *r)
                    "    KernelBench's events: %.4f ms vs %.4f ms: speedup %.3f (for information)\n",
                 r->cand_ms, r->ref_ms, r->speedup, r->calls, r->allow_c_ms, r->allow_r_ms, r->charge_ms,
                 r->kb_cand_ms, r->kb_ref_ms, r->kb_speedup);
+    if (r->notes[0]) {
+        char m[700];
+        kg_text_escape(r->notes, 300, m, sizeof m);
+        fprintf(f, "    notes: %s\n", m);
+    }
     fprintf(f, "    seconds: %.2f\n", r->t_total);
 }
 

@@ -52,14 +52,25 @@ rc=$?
 while IFS=$'\t' read -r file problem want defect; do
     case "$file" in '#'*|'') continue ;; esac
     got=$(sed -n "s/^\([A-Z0-9]*\) *$file (problem $problem).*/\1/p" "$tmp/all.txt")
+    # an honest candidate timed on a loaded 2-core machine: its slowness may be the
+    # machine's (both runners share the cores); tried again twice on its own, a
+    # clock that is biased against candidates still fails every try
+    for try in 1 2; do
+        [ "$want" = PASS ] && [ "$got" = L4 ] || break
+        echo "note: $file: L4 on a loaded machine (load $(cut -d' ' -f1 /proc/loadavg)): timed again ($try)"
+        run --kernelbench=$kb/problems/$problem.py $kb/candidates/$file > "$tmp/again.txt" 2>&1
+        got=$(sed -n "s/^\([A-Z0-9]*\) *$file (problem $problem).*/\1/p" "$tmp/again.txt")
+    done
     if [ "$got" = "$want" ]; then ok; else
         bad "$file: $got, expected $want: $(grep -A1 "^[A-Z0-9]* *$file " "$tmp/all.txt" | tail -1)"
     fi
 done < $kb/labels.tsv
 n_labels=$(grep -vc '^#' $kb/labels.tsv)
-grep -q "^labels: interception $((n_labels - 2)) / $((n_labels - 2)), false kills 0 / 2" "$tmp/all.txt" && ok \
-    || bad "the labels line: $(grep '^labels' "$tmp/all.txt")"
-[ $rc -eq 0 ] && grep -q "^kgate: PASS" "$tmp/all.txt" && ok || bad "the folder run: exit $rc, $(tail -1 "$tmp/all.txt")"
+if ! grep -q "^L4 .*expected PASS" "$tmp/all.txt"; then   # (else the lines above say what the retries found)
+    grep -q "^labels: interception $((n_labels - 2)) / $((n_labels - 2)), false kills 0 / 2" "$tmp/all.txt" && ok \
+        || bad "the labels line: $(grep '^labels' "$tmp/all.txt")"
+    [ $rc -eq 0 ] && grep -q "^kgate: PASS" "$tmp/all.txt" && ok || bad "the folder run: exit $rc, $(tail -1 "$tmp/all.txt")"
+fi
 # why each was stopped is the reason the gate saw, not another
 for pair in "scale_add__skip_batch.py:at its answer, call" "scale_add__prep_precompute.py:charged [1-9]" \
             "scale_add__escape.py:write to /etc/kgate_kb_pwned refused" "scale_add__escape.py:exec of /bin/true" \

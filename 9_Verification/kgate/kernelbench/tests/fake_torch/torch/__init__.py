@@ -155,7 +155,7 @@ class Tensor:
         return Tensor(self._like(self._vals())._buf, (c, r), self.dtype, self.device, transposed=True)
 
     def __getitem__(self, idx):
-        v = self._vals()
+        v = self._buf if not self._t else self._vals()   # a gather reads only what it needs
         if isinstance(idx, Tensor):
             return self._like([v[int(i)] for i in idx._vals()], shape=idx.shape)
         raise TypeError("fake torch: index with a tensor")
