@@ -39,7 +39,7 @@ when it has bytes=N, N raw bytes follow the line. Verbs:
   SHOW k=J [dtype=D]          call J's whole output, its dtype and shape; D: the dtype it must have
   KBTIME warmup=W trials=T    KernelBench's own timing (CUDA events on the current stream)
   QUIT
-The pure parts (encoding, positions, allclose, scores) use only the standard
+The pure parts (encoding, allclose, scores) use only the standard
 library: tests/test_kb_runner.py runs them without PyTorch.
 """
 import math
@@ -49,31 +49,7 @@ import sys
 import time
 import traceback
 
-MASK64 = (1 << 64) - 1
-
-
 # ---- pure logic (no torch) --------------------------------------------------
-
-def splitmix64(x):
-    """One step of splitmix64: the positions of SAMPLE, the same in every runner."""
-    x = (x + 0x9E3779B97F4A7C15) & MASK64
-    z = x
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    return z ^ (z >> 31)
-
-
-def sample_positions(seed, call, numel, m):
-    """M positions in [0, numel) for call `call` of a batch (repeats allowed)."""
-    if numel <= 0:
-        return []
-    s = splitmix64((seed ^ ((call + 1) * 0xD1B54A32D192ED03)) & MASK64)
-    out = []
-    for _ in range(m):
-        s = splitmix64(s)
-        out.append(s % numel)
-    return out
-
 
 def parse_command(line):
     """'VERB a=1 b=x' -> ('VERB', {'a': '1', 'b': 'x'}). Raises ValueError."""
@@ -342,17 +318,21 @@ class Runner:
         return [("n", len(self.outs))]
 
     def sample(self, a):
+        """M elements of every call's output, at positions drawn from the seed
+        (PyTorch's CPU generator: the same in every runner), in call order."""
         t = self.torch
         seed, m = int(a["seed"]), int(a["m"])
+        gen = t.Generator()
+        gen.manual_seed(seed)
+        pos = t.randint(0, 1 << 62, (max(1, len(self.outs)), m), generator=gen, dtype=t.int64).to(self.dev)
         vals = []
         for k, o in enumerate(self.outs):
             if not isinstance(o, t.Tensor) or o.numel() == 0:
-                vals.append(t.full((m,), float("nan"), dtype=t.float64))
+                vals.append(t.full((m,), float("nan"), dtype=t.float64, device=self.dev))
                 continue
             flat = o.reshape(-1)
-            idx = t.tensor(sample_positions(seed, k, flat.numel(), m), dtype=t.int64, device=flat.device)
-            vals.append(flat[idx].to(t.float64))
-        data = t.cat([v.cpu() for v in vals]) if vals else t.zeros(0, dtype=t.float64)
+            vals.append(flat[pos[k] % flat.numel()].to(t.float64))
+        data = t.cat(vals).cpu() if vals else t.zeros(0, dtype=t.float64)
         return [("n", data.numel())], raw_bytes(data)
 
     def show(self, a):

@@ -102,6 +102,10 @@ for p in ("1.0", "1.5"):
 bad = [x for x in c if x["verdict"] not in ("P0", "L1", "L2", "L3", "L4", "PASS", "SKIPPED")]
 assert not bad, bad
 assert all(x["speedup"] is None for x in c if not x["correct"])
+# the static pass's findings, read whole (a reason with braces and quotes in it)
+esc = [x for x in c if x["candidate"] == "scale_add__escape.py"][0]["static"]
+assert esc == [{"rule": "KB-TEST-SUBPROCESS", "severity": "P1", "line": 2,
+                "reason": 'starts processes {a "subprocess" call}', "fix": "compute in the model"}], esc
 pass
 EOF
 then ok; else bad "the JSON report does not agree with the text"; fi

@@ -13,6 +13,6 @@ for no, line in enumerate(open(sys.argv[1]), 1):
                          "reason": "the tests' forbidden name", "fix": "remove it"})
     if "import subprocess" in line:
         findings.append({"rule": "KB-TEST-SUBPROCESS", "severity": "P1", "line": no,
-                         "reason": "starts processes", "fix": "compute in the model"})
+                         "reason": 'starts processes {a "subprocess" call}', "fix": "compute in the model"})
 print(json.dumps({"file": sys.argv[1], "findings": findings}))
 sys.exit(1 if any(f["severity"] == "P0" for f in findings) else 0)

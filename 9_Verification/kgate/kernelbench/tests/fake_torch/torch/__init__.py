@@ -63,6 +63,21 @@ def manual_seed(seed):
     _gen.seed(seed)
 
 
+class Generator:
+    def __init__(self, device="cpu"):
+        self.r = random.Random(0)
+
+    def manual_seed(self, seed):
+        self.r.seed(seed)
+        return self
+
+
+def randint(low, high, size, generator=None, dtype=None, device="cpu"):
+    g = generator.r if generator else _gen
+    shape = tuple(size)
+    return _new([g.randrange(low, high) for _ in range(_prod(shape))], shape, dtype or int64, device)
+
+
 class UntypedStorage:
     def __init__(self, buf):
         self.buf = buf
@@ -134,6 +149,8 @@ class Tensor:
         return self._like(self._vals(), dev="cpu")
 
     def to(self, dt):
+        if isinstance(dt, (device, str)):
+            return self._like(self._vals(), dev=dt)
         return self._like([float(x) if dt.is_floating_point else int(x) for x in self._vals()], dt=dt)
 
     def detach(self):
@@ -156,6 +173,9 @@ class Tensor:
 
     def __getitem__(self, idx):
         v = self._buf if not self._t else self._vals()   # a gather reads only what it needs
+        if isinstance(idx, int) and len(self.shape) == 2:  # a row
+            c = self.shape[1]
+            return self._like(list(v[idx * c:(idx + 1) * c]), shape=(c,))
         if isinstance(idx, Tensor):
             return self._like([v[int(i)] for i in idx._vals()], shape=idx.shape)
         raise TypeError("fake torch: index with a tensor")
@@ -174,6 +194,9 @@ class Tensor:
 
     def __mul__(self, o):
         return self._op(o, lambda a, b: a * b)
+
+    def __mod__(self, o):
+        return self._op(o, lambda a, b: a % b)
 
     __rmul__ = __mul__
 
