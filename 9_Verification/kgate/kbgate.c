@@ -48,6 +48,7 @@
 #include "setup.h"
 
 #define KB_TRIALS 5           /* KernelBench's correctness trials */
+#define KB_TRIALS2 2          /* more at the problem's second sizes (kgate_second_shape), when it has them */
 #define KB_BATCHES 6          /* one warm-up, then the 5 timed */
 #define KB_CAL 3              /* null batches for the allowance */
 #define KB_SAMPLE 16          /* elements of every call's output read on the clock */
@@ -313,7 +314,7 @@ static void kb_static_pass(kg_gate *g, kb_result *res, const char *dir, const ch
     if (!g->kb_rules[0]) return;
     char script[PATH_MAX];
     snprintf(script, sizeof script, "%s", g->kb_rules);
-    const char *argv[] = {g->torch_python, script, "/scratch/cand.py", "--json", NULL};
+    const char *argv[] = {g->torch_python, script, "/scratch/cand.py", "--json", "--problem=/scratch/problem.py", NULL};
     int lf = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     kg_sb_spec s;
     memset(&s, 0, sizeof s);
@@ -416,6 +417,7 @@ typedef struct {
     char err[300];
     int stage_err;             /* the runner answered ERR (its message in err) */
     int timed_out;             /* no answer before the command's deadline */
+    int second;                /* PREP at the problem's second sizes (kgate_second_shape) */
     double timeout_s;
     char stage[16];
 } kb_side;
@@ -521,9 +523,33 @@ static int kb_trial(kb_side *s, unsigned long long seed, long long poison, const
                     double timeout)
 {
     kb_reply rep;
-    if (kb_do(s, 120, &rep, NULL, 0, "PREP seeds=%llu", seed) != 0) return -1;
+    if (kb_do(s, 120, &rep, NULL, 0, "PREP seeds=%llu%s", seed, s->second ? " second=1" : "") != 0) return -1;
     if (kb_do(s, timeout, &rep, NULL, 0, "RUN poison=%lld", poison) != 0) return -1;
     return kb_show(s, 0, like, out);
+}
+
+/* The digest of the trial's inputs after the call (INSUM): sums and sums of
+ * squares, float64. 0, or -1 (the runner failed). */
+static int kb_insum(kb_side *s, char *buf, size_t len)
+{
+    kb_reply rep;
+    if (kb_do(s, 60, &rep, NULL, 0, "INSUM") != 0) return -1;
+    snprintf(buf, len, "%s", kb_field(&rep, "sums") ? kb_field(&rep, "sums") : "");
+    return 0;
+}
+
+/* Two digests agree: the same number of inputs, each sum within 1e-9 relative. */
+static int kb_insum_equal(const char *a, const char *b)
+{
+    for (;;) {
+        char *ea, *eb;
+        double x = strtod(a, &ea), y = strtod(b, &eb);
+        if (ea == a || eb == b) return *a == *b;
+        if (!(fabs(x - y) <= 1e-9 * (fabs(x) + fabs(y)) + 1e-300 || x == y)) return 0;
+        a = ea + (*ea == ':' || *ea == ',');
+        b = eb + (*eb == ':' || *eb == ',');
+        if (!*a || !*b) return !*a && !*b;
+    }
 }
 
 /* A timed batch: PREP off the clock (its time returned in *prep_ms), then
@@ -587,10 +613,13 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_runner *rr, kb_runner *cr)
     kb_side ref = {.r = rr}, cand = {.r = cr};
     kb_reply rep;
     double tmo = g->o->timeout;
-    unsigned long long init_seed = kb_rand(), tseed[KB_TRIALS];
-    for (int t = 0; t < KB_TRIALS; t++) tseed[t] = kb_rand();
-    kb_out rout[KB_TRIALS];
+    enum { NT = KB_TRIALS + KB_TRIALS2 };
+    unsigned long long init_seed = kb_rand(), tseed[NT];
+    for (int t = 0; t < NT; t++) tseed[t] = kb_rand();
+    kb_out rout[NT];
     memset(rout, 0, sizeof rout);
+    static char rsum[NT][512];   /* the reference's inputs after each trial's call (INSUM) */
+    int n_tr = KB_TRIALS;
     static double samp_r[KB_BATCHES][KB_MAX_CALLS * KB_SAMPLE], samp_c[KB_MAX_CALLS * KB_SAMPLE];
     unsigned long long seeds[KB_BATCHES][KB_MAX_CALLS], sseed[KB_BATCHES];
     double prep_r[KB_BATCHES], int_r[KB_BATCHES], prep_c, int_c;
@@ -601,8 +630,16 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_runner *rr, kb_runner *cr)
         kb_fail(res, &ref, 0, "load");
         goto out;
     }
-    for (int t = 0; t < KB_TRIALS; t += 2)   /* the odd trials run the reference after the candidate */
-        if (kb_trial(&ref, tseed[t], 0, NULL, &rout[t], tmo) != 0) { kb_fail(res, &ref, 0, "a correctness trial"); goto out; }
+    long long second = 0;
+    if (kb_field_ll(&rep, "second", 0, 1, &second) == 0 && second) n_tr += KB_TRIALS2;
+    for (int t = 0; t < n_tr; t += 2) {   /* the odd trials run the reference after the candidate */
+        ref.second = t >= KB_TRIALS;
+        if (kb_trial(&ref, tseed[t], 0, NULL, &rout[t], tmo) != 0 || kb_insum(&ref, rsum[t], sizeof rsum[t]) != 0) {
+            kb_fail(res, &ref, 0, "a correctness trial");
+            goto out;
+        }
+    }
+    ref.second = 0;
     long long inbytes = 0;
     if (kb_do(&ref, 120, &rep, NULL, 0, "PREP seeds=%llu", tseed[0]) != 0 ||
         kb_field_ll(&rep, "inbytes", 0, 1LL << 42, &inbytes) != 0) {
@@ -659,27 +696,43 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_runner *rr, kb_runner *cr)
         kb_fail(res, &cand, 1, "load");
         goto out;
     }
-    /* KernelBench's 5 trials, both orders: even trials the reference ran first, odd ones after */
-    for (int t = 0; t < KB_TRIALS; t++) {
+    /* KernelBench's 5 trials, both orders (even trials the reference ran first,
+     * odd ones after), then 2 at the problem's second sizes; after each call
+     * the inputs must be as the reference's are after its call */
+    for (int t = 0; t < n_tr; t++) {
         kb_out got;
-        if (kb_trial(&cand, tseed[t], rout[0].nbytes, &rout[0], &got, tmo) != 0) {
-            char what[40];
-            snprintf(what, sizeof what, "correctness trial %d", t + 1);
+        char csum[512], what[80], why[500];
+        cand.second = ref.second = t >= KB_TRIALS;
+        const kb_out *like = t < KB_TRIALS ? &rout[0] : &rout[KB_TRIALS + 1];   /* an even trial of its sizes */
+        snprintf(what, sizeof what, "trial %d%s", t + 1, t >= KB_TRIALS ? " (the problem's second sizes)" : "");
+        if (kb_trial(&cand, tseed[t], like->nbytes, like, &got, tmo) != 0 || kb_insum(&cand, csum, sizeof csum) != 0) {
             kb_fail(res, &cand, 1, what);
             goto out;
         }
-        if (t % 2 && kb_trial(&ref, tseed[t], 0, NULL, &rout[t], tmo) != 0) { kb_fail(res, &ref, 0, "a correctness trial"); kb_free_out(&got); goto out; }
-        char where[40], why[500];
-        snprintf(where, sizeof where, "trial %d", t + 1);
-        int bad = kb_compare(&rout[t], &got, where, why, sizeof why);
+        if (t % 2 && (kb_trial(&ref, tseed[t], 0, NULL, &rout[t], tmo) != 0 || kb_insum(&ref, rsum[t], sizeof rsum[t]) != 0)) {
+            kb_fail(res, &ref, 0, "a correctness trial");
+            kb_free_out(&got);
+            goto out;
+        }
+        int bad = kb_compare(&rout[t], &got, what, why, sizeof why);
         kb_free_out(&got);
         if (bad) {
             res->verdict = KG_V_L3;
             snprintf(res->reason, sizeof res->reason, "wrong result: %s", why);
             goto out;
         }
+        if (!kb_insum_equal(rsum[t], csum)) {
+            char a[200], b[200];
+            kg_text_escape(csum, 90, a, sizeof a);
+            kg_text_escape(rsum[t], 90, b, sizeof b);
+            res->verdict = KG_V_L2;
+            snprintf(res->reason, sizeof res->reason, "%s: the call changed its inputs (their sums and sums of "
+                     "squares after the call: %s; the reference's: %s)", what, a, b);
+            goto out;
+        }
+        if (t == KB_TRIALS - 1) res->correct = 1;   /* KernelBench's own check passed */
     }
-    res->correct = 1;
+    cand.second = ref.second = 0;
     if (g->o->no_timing) { res->verdict = KG_V_PASS; goto out; }
 
     /* the candidate's batches: the same inputs, its samples against the reference's */
@@ -733,7 +786,7 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_runner *rr, kb_runner *cr)
         res->verdict = KG_V_PASS;
     }
 out:
-    for (int t = 0; t < KB_TRIALS; t++) kb_free_out(&rout[t]);
+    for (int t = 0; t < NT; t++) kb_free_out(&rout[t]);
 }
 
 /* ---- one pair, start to end ---- */
@@ -857,7 +910,7 @@ static void kb_print(FILE *f, const kb_result *r)
         fprintf(f, "    static: %s(%s)@%d %s\n", r->find[i].rule, r->find[i].sev, r->find[i].line, m);
     }
     if (r->correct)
-        fprintf(f, "    correctness: %d/%d trials\n", KB_TRIALS, KB_TRIALS);
+        fprintf(f, "    correctness: KernelBench's %d trials passed\n", KB_TRIALS);
     if (r->correct && r->cand_ms > 0 && isfinite(r->cand_ms))
         fprintf(f, "    judge's clock: %.4f ms a call vs the reference's %.4f ms: speedup %.3f (batches of %d; "
                    "allowance %.3f / %.3f ms; charged %.3f ms of input preparation)\n"
@@ -899,12 +952,13 @@ static int kb_write_json(const char *path, const kb_result *r, int n, const doub
         jesc(f, "reason", r[i].reason, 1);
         fprintf(f, "\"gate_failure\":%s,\"correct\":%s,", r[i].skipped_gate ? "true" : "false",
                 r[i].correct ? "true" : "false");
-        jnum(f, "cand_ms", r[i].correct ? r[i].cand_ms : NAN);
-        jnum(f, "ref_ms", r[i].correct ? r[i].ref_ms : NAN);
-        jnum(f, "speedup", r[i].correct ? r[i].speedup : NAN);
-        jnum(f, "kb_cand_ms", r[i].correct ? r[i].kb_cand_ms : NAN);
-        jnum(f, "kb_ref_ms", r[i].correct ? r[i].kb_ref_ms : NAN);
-        jnum(f, "kb_speedup", r[i].correct ? r[i].kb_speedup : NAN);
+        int timed = r[i].correct && r[i].cand_ms > 0 && isfinite(r[i].cand_ms);   /* the gate timed it */
+        jnum(f, "cand_ms", timed ? r[i].cand_ms : NAN);
+        jnum(f, "ref_ms", timed ? r[i].ref_ms : NAN);
+        jnum(f, "speedup", timed ? r[i].speedup : NAN);
+        jnum(f, "kb_cand_ms", timed && r[i].kb_cand_ms > 0 ? r[i].kb_cand_ms : NAN);
+        jnum(f, "kb_ref_ms", timed && r[i].kb_ref_ms > 0 ? r[i].kb_ref_ms : NAN);
+        jnum(f, "kb_speedup", timed && r[i].kb_speedup > 0 ? r[i].kb_speedup : NAN);
         fprintf(f, "\"calls_per_batch\":%d,\"static\":[", r[i].calls);
         for (int k = 0; k < r[i].n_find; k++) {
             fprintf(f, "%s{", k ? "," : "");

@@ -28,14 +28,17 @@ Protocol: a command is one line, `VERB key=value ...`. A reply is one line,
 `OK key=value ...` or `ERR stage=S msg=TEXT` (msg last, to the line's end);
 when it has bytes=N, N raw bytes follow the line. Verbs:
   HELLO                       -> OK torch=.. device=..
-  LOAD problem=P [cand=C ext=E] seed=S  the model (Model, or the candidate's ModelNew)
+  LOAD problem=P [cand=C ext=E] seed=S  the model (Model, or the candidate's ModelNew);
+                              -> OK second=1 when the problem has kgate_second_shape
   CAL n=K numel=E             K null outputs of E elements (RUN null=1: the clock's allowance)
-  PREP seeds=a,b,...          one input set per seed: get_inputs() after manual_seed(seed),
+  PREP seeds=a,b,... [second=1] one input set per seed: get_inputs() after manual_seed(seed)
+                              (second=1: with the problem's kgate_second_shape sizes bound),
                               with the GPU as the default device (its factories make
                               their tensors there: both runners alike, and fast)
   RUN [poison=NBYTES] [null=1] one call per input set, then a device-wide synchronize
                               (null=1: CAL's null calls instead of the model)
   SAMPLE seed=S m=M           M elements of every call's output at positions from S (float64)
+  INSUM                       the first input set's sums (float64): inputs unchanged by the call?
   SHOW k=J [dtype=D]          call J's whole output, its dtype and shape; D: the dtype it must have
   KBTIME warmup=W trials=T    KernelBench's own timing (CUDA events on the current stream)
   QUIT
@@ -227,12 +230,20 @@ class Runner:
         self.dev = torch.device("cuda", device)
         torch.cuda.set_device(self.dev)
         torch.zeros(1, device=self.dev)   # the context, before any model
+        # full float32 on both sides: cuDNN's default TF32 convolutions are about
+        # 1e-3 off, and no float32 kernel could meet 1e-4 against such a reference
+        try:
+            torch.backends.cudnn.allow_tf32 = False
+            torch.backends.cuda.matmul.allow_tf32 = False
+        except AttributeError:
+            pass
         self.rf = os.fdopen(rfd, "rb", buffering=0)
         self.wfd = wfd
         self.model = None
         self.inputs = []
         self.outs = []
         self.null = None
+        self.prob = None
         self.get_inputs = None
 
     def reply(self, ok, fields=None, msg=None, data=None):
@@ -262,6 +273,7 @@ class Runner:
     def load(self, a):
         t = self.torch
         prob = import_file("kb_problem", a["problem"])
+        self.prob = prob
         self.get_inputs = prob.get_inputs
         seed = int(a.get("seed", "0"))
         t.manual_seed(seed)
@@ -275,7 +287,8 @@ class Runner:
         t.manual_seed(seed)
         self.model = cls(*init).cuda(device=self.dev)
         t.cuda.synchronize(self.dev)
-        return []
+        second = getattr(prob, "kgate_second_shape", None)
+        return [("second", 1 if isinstance(second, dict) and second else 0)]
 
     def cal(self, a):
         """null calls (no model): the fixed cost of RUN and SAMPLE."""
@@ -287,10 +300,18 @@ class Runner:
         t = self.torch
         old = self.inputs   # kept alive until the new sets exist: new addresses every time
         sets, nbytes = [], 0
+        second = getattr(self.prob, "kgate_second_shape", None) if a.get("second") == "1" else None
         for s in a["seeds"].split(","):
             t.manual_seed(int(s))
-            with self.dev:   # factories without a device make their tensors on the GPU (fast)
-                made = self.get_inputs()
+            saved = {k: getattr(self.prob, k) for k in second} if second else {}
+            try:
+                for k, v in (second or {}).items():   # the problem's second sizes (get_inputs reads them)
+                    setattr(self.prob, k, v)
+                with self.dev:   # factories without a device make their tensors on the GPU (fast)
+                    made = self.get_inputs()
+            finally:
+                for k, v in saved.items():
+                    setattr(self.prob, k, v)
             inp = [x.cuda(device=self.dev) if isinstance(x, t.Tensor) else x for x in made]
             nbytes += sum(x.numel() * x.element_size() for x in inp if isinstance(x, t.Tensor))
             sets.append(inp)
@@ -316,6 +337,17 @@ class Runner:
                     self.outs.append(self.model(*inp))
         t.cuda.synchronize(self.dev)
         return [("n", len(self.outs))]
+
+    def insum(self, a):
+        """A digest of the first input set as it is now (after a call): the sum
+        and the sum of squares of every tensor, in float64."""
+        t = self.torch
+        out = []
+        for x in self.inputs[0] if self.inputs else []:
+            if isinstance(x, t.Tensor):
+                d = x.detach().to(t.float64)
+                out.append("%.17g:%.17g" % (float(d.sum().item()), float((d * d).sum().item())))
+        return [("sums", ",".join(out) or "-")]
 
     def sample(self, a):
         """M elements of every call's output, at positions drawn from the seed
@@ -370,7 +402,7 @@ class Runner:
 
     def serve(self):
         verbs = {"HELLO": self.hello, "LOAD": self.load, "CAL": self.cal, "PREP": self.prep,
-                 "RUN": self.run, "SAMPLE": self.sample, "SHOW": self.show, "KBTIME": self.kbtime}
+                 "RUN": self.run, "SAMPLE": self.sample, "INSUM": self.insum, "SHOW": self.show, "KBTIME": self.kbtime}
         while True:
             line = self.readline()
             if line is None:

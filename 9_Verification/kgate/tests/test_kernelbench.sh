@@ -81,7 +81,9 @@ for pair in "scale_add__skip_batch.py:at its answer, call" "scale_add__prep_prec
             "scale_add__hang.py:no answer within 3 s" "scale_add__forged_reply.py:protocol violation" \
             "scale_add__aliased.py:shares memory with an input" "scale_add__wrong_shape.py:output shape \[10006\]" \
             "scale_add__build_error.py:build: Error building extension" "scale_add__static_p0.py:KB-TEST-P0 at line" \
-            "scale_add__cached.py:trial 2: 100[0-9]* of 10007"; do
+            "scale_add__cached.py:trial 2: 100[0-9]* of 10007" \
+            "scale_add__bench_size.py:trial 6 (the problem's second sizes)" \
+            "scale_add__zero_input.py:trial 1: the call changed its inputs"; do
     f=${pair%%:*}; pat=${pair#*:}
     sed -n "/^[A-Z0-9]* *$f /,/seconds:/p" "$tmp/all.txt" | grep -q -- "$pat" && ok || bad "$f: no \"$pat\" in its lines"
 done
@@ -91,7 +93,7 @@ sed -n '/prep_precompute/,/seconds:/p' "$tmp/all.txt" | grep -q "KernelBench's e
 
 # scores: correctness and fast_p from the candidates' own lines; the JSON agrees
 n=$(grep -c "^[A-Z0-9]* *scale_add__" "$tmp/all.txt")
-nc=$(grep -c "correctness: 5/5" "$tmp/all.txt")
+nc=$(grep -c "correctness: KernelBench.s 5 trials passed" "$tmp/all.txt")
 grep -q "^kernelbench scores: correctness $nc / $n " "$tmp/all.txt" && ok || bad "scores: $(grep '^kernelbench scores' "$tmp/all.txt")"
 if $py - "$tmp/r.json" "$n" "$nc" <<'EOF'
 import json, sys

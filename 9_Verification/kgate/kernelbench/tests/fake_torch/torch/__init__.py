@@ -195,6 +195,12 @@ class Tensor:
     def __mul__(self, o):
         return self._op(o, lambda a, b: a * b)
 
+    def sum(self):
+        return self._like([sum(self._vals())], shape=())
+
+    def item(self):
+        return self._vals()[0]
+
     def __mod__(self, o):
         return self._op(o, lambda a, b: a % b)
 
