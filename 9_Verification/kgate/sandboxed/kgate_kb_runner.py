@@ -232,6 +232,13 @@ class Runner:
         torch.zeros(1, device=self.dev)   # the context, before any model
         # full float32 on both sides: cuDNN's default TF32 convolutions are about
         # 1e-3 off, and no float32 kernel could meet 1e-4 against such a reference
+        # imported now, before the start-up mark: its import looks for CUDA
+        # (a `which nvcc` process where CUDA_HOME is not set), the runner's
+        # doing, not the candidate's
+        try:
+            import torch.utils.cpp_extension  # noqa: F401
+        except Exception:
+            pass
         try:
             torch.backends.cudnn.allow_tf32 = False
             torch.backends.cuda.matmul.allow_tf32 = False
