@@ -898,7 +898,7 @@ static void kb_pair(kg_gate *g, kb_result *res, const char *work, int idx)
         size_t l = strlen(res->notes);
         snprintf(res->notes + l, sizeof res->notes - l, "the reference's runner did (allowed to both): %.200s", why);
     }
-    if (res->verdict == KG_V_L2 && crec.magic && crec.mem_oom) {
+    if (res->verdict == KG_V_L2 && crec.magic && (crec.mem_oom || crec.term_signal || (crec.exit_code != 0 && crec.exit_code != -1))) {
         char end[200];
         kg_sb_ending(&crec, NULL, end, sizeof end);
         size_t l = strlen(res->reason);
@@ -1036,9 +1036,17 @@ static int kb_collect(kg_gate *g, kb_result *res, int max, char *labels_path, si
         struct dirent **ents = NULL;
         int ne = scandir(cdir, &ents, NULL, alphasort);
         if (ne < 0) { bad_arg("--kernelbench=%s: no candidates/ folder in it", kb); return -1; }
+        int over = 0;
         for (int i = 0; i < ne; i++) {
             char prob[128];
-            if (ents[i]->d_name[0] != '.' && kb_problem_of(ents[i]->d_name, prob, sizeof prob) == 0 && n < max) {
+            if (ents[i]->d_name[0] == '.') { free(ents[i]); continue; }
+            if (kb_problem_of(ents[i]->d_name, prob, sizeof prob) != 0) {
+                char e[800];
+                kg_text_escape(ents[i]->d_name, 200, e, sizeof e);
+                printf("# kernelbench: %s/%s: not a candidate (not PROBLEM__NAME.py), left out\n", "candidates", e);
+            } else if (n >= max) {
+                over++;
+            } else {
                 kb_result *r = &res[n++];
                 snprintf(r->name, sizeof r->name, "%s", ents[i]->d_name);
                 snprintf(r->problem, sizeof r->problem, "%s", prob);
@@ -1048,8 +1056,18 @@ static int kb_collect(kg_gate *g, kb_result *res, int max, char *labels_path, si
             free(ents[i]);
         }
         free(ents);
+        if (over) {
+            fprintf(stderr, "kgate: error: %d candidates under %s: more than the limit of %d per run (split the run)\n",
+                    n + over, cdir, max);
+            printf("kgate: FAIL (%d candidates, the limit is %d)\n", n + over, max);
+            return -1;
+        }
     } else {
         if (!g->o->n_paths) { bad_arg("--kernelbench=%s: name the candidate file(s) after it", kb); return -1; }
+        if (g->o->n_paths > max) {
+            printf("kgate: FAIL (%d candidates, the limit is %d)\n", g->o->n_paths, max);
+            return -1;
+        }
         const char *pb = strrchr(kb, '/');
         pb = pb ? pb + 1 : kb;
         for (int i = 0; i < g->o->n_paths && n < max; i++) {
@@ -1076,7 +1094,7 @@ int kb_main(kg_gate *g)
     if (n < 0) return 1;
     for (int i = 0; i < n; i++) res[i].expected = -1;
     static kb_label labels[KB_MAX_PAIRS];
-    int nl = 0;
+    int nl = 0, label_problems = 0;
     if (labels_path[0]) {
         char err[300];
         char *text = kb_read_regular(labels_path, 4u << 20, err, sizeof err);
@@ -1094,6 +1112,17 @@ int kb_main(kg_gate *g)
                     res[i].expected = labels[k].expected;
                     snprintf(res[i].defect, sizeof res[i].defect, "%s", labels[k].defect);
                 }
+        /* a label without its candidate, in a folder run: the figures rest on the labels */
+        for (int k = 0; k < nl && !o->n_paths; k++) {
+            int found = 0;
+            for (int i = 0; i < n; i++) found |= !strcmp(labels[k].file, res[i].name);
+            if (!found) {
+                char e[800];
+                kg_text_escape(labels[k].file, 200, e, sizeof e);
+                printf("# labels: PROBLEM: %s is labeled but is not under candidates/\n", e);
+                label_problems++;
+            }
+        }
     }
     /* the runner, the static pass and PyTorch */
     if (!o->kb_runner) snprintf(g->kb_runner, sizeof g->kb_runner, "%.3000s/kgate-kb-runner.py", g->libexec);
@@ -1180,9 +1209,10 @@ int kb_main(kg_gate *g)
         return 2;
     }
     int ok;
-    if (good + bad) ok = good_stopped == 0 && bad_stopped == bad && !gate_fail;
-    else ok = stop[KG_V_PASS] == n;
-    printf("kgate: %s (%d of %d candidate(s) stopped%s)\n", ok ? "PASS" : "FAIL", n - stop[KG_V_PASS] - stop[KG_V_SKIPPED],
-           n, gate_fail ? "; the gate could not judge some: SKIPPED" : "");
+    if (good + bad) ok = good_stopped == 0 && bad_stopped == bad && !gate_fail && !label_problems;
+    else ok = stop[KG_V_PASS] == n && !label_problems;
+    printf("kgate: %s (%d of %d candidate(s) stopped%s%s)\n", ok ? "PASS" : "FAIL", n - stop[KG_V_PASS] - stop[KG_V_SKIPPED],
+           n, gate_fail ? "; the gate could not judge some: SKIPPED" : "",
+           label_problems ? "; labels problems, see the # labels lines" : "");
     return ok ? 0 : 1;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """test_kb_runner.py: the pure logic of sandboxed/kgate_kb_runner.py (no
 PyTorch needed): the command and reply encoding,
-KernelBench's allclose and tolerance, fast_p. Run by test_kernelbench.sh."""
+KernelBench's allclose and tolerance, fast_p. Run by test_kb_gate.sh."""
 import math
 import os
 import sys

@@ -1,5 +1,5 @@
 """A fake `torch` for the gate's CPU tests of the KernelBench mode
-(tests/test_kernelbench.sh): just enough of PyTorch's surface for
+(tests/test_kb_gate.sh): just enough of PyTorch's surface for
 sandboxed/kgate_kb_runner.py and the tiny problems and candidates under
 kernelbench/tests/, computed in plain Python on the CPU. "cuda" tensors are
 CPU memory marked as on the device; load_inline "builds" the Python lines

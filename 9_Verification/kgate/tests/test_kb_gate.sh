@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_kernelbench.sh: kgate --kernelbench on the CPU, with the real runner
+# test_kb_gate.sh: kgate --kernelbench on the CPU, with the real runner
 # (sandboxed/kgate_kb_runner.py) in the real sandboxes, and a fake `torch`
 # (kernelbench/tests/fake_torch: plain Python on the CPU) in a virtual
 # environment of the test's own:
@@ -29,7 +29,16 @@ trap 'rm -rf "$tmp"' EXIT
 finish() { echo "$passed passed, $failed failed"; [ $failed -eq 0 ]; exit $?; }
 
 if [ ! -x bin/kgate ] || [ ! -e build/libexec/kgate/kgate-kb-runner.py ]; then
-    bad "bin/kgate not built (make -C $here)"; finish
+    bad "bin/kgate not built (make -C $here)"; # a label for a file that is not there fails the run; a file that is no candidate is named
+printf 'scale_add__good.py\tscale_add\tPASS\nscale_add__gone.py\tscale_add\tL3\n' > "$tmp/kbdir/labels.tsv"
+: > "$tmp/kbdir/candidates/notes.txt"
+run --kernelbench="$tmp/kbdir" > "$tmp/b7" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "^# labels: PROBLEM: scale_add__gone.py is labeled but is not under candidates/" "$tmp/b7" && ok \
+    || bad "a label without its candidate: exit $rc: $(grep -E 'labels|^kgate' "$tmp/b7")"
+grep -q "candidates/notes.txt: not a candidate (not PROBLEM__NAME.py), left out" "$tmp/b7" && ok \
+    || bad "a file that is no candidate was not named: $(grep notes "$tmp/b7")"
+finish
 fi
 py=/usr/bin/python3
 [ -x $py ] || py=$(command -v python3)
@@ -39,7 +48,16 @@ if out=$($py $here/tests/test_kb_runner.py 2>&1); then ok; else bad "test_kb_run
 
 # --- a virtual environment with the fake torch -----------------------------------
 if ! $py -m venv --without-pip "$tmp/venv" > "$tmp/venv.log" 2>&1; then
-    bad "python3 -m venv failed: $(tail -2 "$tmp/venv.log")"; finish
+    bad "python3 -m venv failed: $(tail -2 "$tmp/venv.log")"; # a label for a file that is not there fails the run; a file that is no candidate is named
+printf 'scale_add__good.py\tscale_add\tPASS\nscale_add__gone.py\tscale_add\tL3\n' > "$tmp/kbdir/labels.tsv"
+: > "$tmp/kbdir/candidates/notes.txt"
+run --kernelbench="$tmp/kbdir" > "$tmp/b7" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "^# labels: PROBLEM: scale_add__gone.py is labeled but is not under candidates/" "$tmp/b7" && ok \
+    || bad "a label without its candidate: exit $rc: $(grep -E 'labels|^kgate' "$tmp/b7")"
+grep -q "candidates/notes.txt: not a candidate (not PROBLEM__NAME.py), left out" "$tmp/b7" && ok \
+    || bad "a file that is no candidate was not named: $(grep notes "$tmp/b7")"
+finish
 fi
 site=$("$tmp/venv/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 cp -r $kb/fake_torch/torch "$site/"
@@ -153,4 +171,13 @@ rm "$tmp/kbdir/candidates/missing__x.py"
 printf 'scale_add__good.py\tscale_add\tPASSED\n' > "$tmp/kbdir/labels.tsv"
 run --kernelbench="$tmp/kbdir" > "$tmp/b6" 2>&1
 [ $? -eq 1 ] && grep -q 'line 1: unknown verdict "PASSED"' "$tmp/b6" && ok || bad "a bad labels file: $(grep error "$tmp/b6")"
+# a label for a file that is not there fails the run; a file that is no candidate is named
+printf 'scale_add__good.py\tscale_add\tPASS\nscale_add__gone.py\tscale_add\tL3\n' > "$tmp/kbdir/labels.tsv"
+: > "$tmp/kbdir/candidates/notes.txt"
+run --kernelbench="$tmp/kbdir" > "$tmp/b7" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "^# labels: PROBLEM: scale_add__gone.py is labeled but is not under candidates/" "$tmp/b7" && ok \
+    || bad "a label without its candidate: exit $rc: $(grep -E 'labels|^kgate' "$tmp/b7")"
+grep -q "candidates/notes.txt: not a candidate (not PROBLEM__NAME.py), left out" "$tmp/b7" && ok \
+    || bad "a file that is no candidate was not named: $(grep notes "$tmp/b7")"
 finish
