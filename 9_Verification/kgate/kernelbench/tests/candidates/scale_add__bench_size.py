@@ -4,7 +4,7 @@
 import torch
 import torch.nn as nn
 
-BENCH_N = 10007 if torch.__version__.endswith("+fake") else (1 << 22) + 3
+BENCH_N = 10007 if torch.__version__.endswith("+fake") else (1 << 24) + 3
 
 
 class ModelNew(nn.Module):

@@ -6,7 +6,7 @@
 import torch
 import torch.nn as nn
 
-N = 10007 if torch.__version__.endswith("+fake") else (1 << 22) + 3
+N = 10007 if torch.__version__.endswith("+fake") else (1 << 24) + 3
 kgate_second_shape = {"N": 1001}
 
 
