@@ -15,10 +15,12 @@
  *
  * The clock. One timed batch is PREP (K input sets from seeds the gate draws,
  * off the clock) then, on the clock, RUN (K calls and a device-wide
- * synchronize in the runner) and SAMPLE (16 elements of every call's output,
- * at positions drawn from a seed the gate sends only after RUN's answer).
- * The clock stops when the samples arrive; they must match the reference's,
- * so work still running at the answer, or a call skipped, shows. After the
+ * synchronize in the runner) and DIGEST (every call's whole output dotted
+ * with a random vector drawn from a seed the gate sends only after RUN's
+ * answer). The clock stops when the digests arrive; they must match the
+ * reference's, and producing them takes every element of every output, so
+ * work still running at the answer, or a call skipped, is done on the clock
+ * or shows. After the
  * clock one call, drawn then, is compared whole. The figure per call is
  * (interval - allowance + charge) / K, the least of 5 batches: the allowance
  * is the same interval with null calls, measured before the candidate is
@@ -51,7 +53,6 @@
 #define KB_TRIALS2 2          /* more at the problem's second sizes (kgate_second_shape), when it has them */
 #define KB_BATCHES 6          /* one warm-up, then the 5 timed */
 #define KB_CAL 3              /* null batches for the allowance */
-#define KB_SAMPLE 16          /* elements of every call's output read on the clock */
 #define KB_MAX_CALLS 64
 #define KB_MIN_CALLS 4
 #define KB_MAX_PAIRS 1024
@@ -532,6 +533,33 @@ static int kb_trial(kb_side *s, unsigned long long seed, long long poison, const
     return kb_show(s, 0, like, out);
 }
 
+/* DIGEST: every call's output dotted with the seed's random vector (abs: of
+ * its magnitudes). out: k doubles, or NULL. */
+static int kb_digests(kb_side *s, int k, unsigned long long seed, int abs_, double timeout, double *out)
+{
+    kb_reply rep;
+    char *d = NULL;
+    if (kb_do(s, timeout, &rep, &d, (long long)k * 8, "DIGEST seed=%llu%s", seed, abs_ ? " abs=1" : "") != 0) return -1;
+    if (!d || rep.nbytes != (long long)k * 8) {
+        free(d);
+        snprintf(s->err, sizeof s->err, "DIGEST: %lld bytes, %d expected", rep.nbytes, k * 8);
+        return -1;
+    }
+    if (out) memcpy(out, d, (size_t)k * 8);
+    free(d);
+    return 0;
+}
+
+/* A candidate's digest against the reference's: within what KernelBench's
+ * allclose allows every element (tol times the magnitudes, the vector's
+ * weights are below 1), plus float32 rounding of the dot products. */
+static int kb_digest_close(double ref, double ref_abs, double got, double tol, long long numel)
+{
+    if (!isfinite(ref) || !isfinite(got)) return ref == got;
+    double bound = tol * (2.0 * ref_abs + 0.5 * (double)numel) * 1.01 + 1e-5 * (ref_abs + fabs(ref)) + 1e-30;
+    return fabs(got - ref) <= bound;
+}
+
 /* The digest of the trial's inputs after the call (INSUM): sums and sums of
  * squares, float64. 0, or -1 (the runner failed). */
 static int kb_insum(kb_side *s, char *buf, size_t len)
@@ -557,29 +585,21 @@ static int kb_insum_equal(const char *a, const char *b)
 }
 
 /* A timed batch: PREP off the clock (its time returned in *prep_ms), then
- * RUN and SAMPLE on the clock. samples: K * KB_SAMPLE doubles. */
-static int kb_batch(kb_side *s, const unsigned long long *seeds, int k, int null, unsigned long long sseed,
-                    double timeout, double *prep_ms, double *interval_ms, double *samples)
+ * RUN and DIGEST on the clock. digests: K doubles (NULL: not kept). */
+static int kb_batch(kb_side *s, const unsigned long long *seeds, int k, int null, unsigned long long dseed,
+                    double timeout, double *prep_ms, double *interval_ms, double *digests)
 {
     char list[KB_MAX_CALLS * 21 + 8];
     size_t l = 0;
+    list[0] = 0;
     for (int i = 0; i < k && seeds; i++) l += (size_t)snprintf(list + l, sizeof list - l, "%s%llu", i ? "," : "", seeds[i]);
     kb_reply rep;
     double t0 = kg_now();
     if (!null && kb_do(s, 120, &rep, NULL, 0, "PREP seeds=%s", list) != 0) return -1;
     double t1 = kg_now();
     if (kb_do(s, timeout, &rep, NULL, 0, "RUN%s", null ? " null=1" : "") != 0) return -1;
-    char *d = NULL;
-    if (kb_do(s, timeout, &rep, &d, (long long)k * KB_SAMPLE * 8, "SAMPLE seed=%llu m=%d", sseed, KB_SAMPLE) != 0)
-        return -1;
+    if (kb_digests(s, k, dseed, 0, timeout, digests) != 0) return -1;
     double t2 = kg_now();
-    if (!d || rep.nbytes != (long long)k * KB_SAMPLE * 8) {
-        free(d);
-        snprintf(s->err, sizeof s->err, "SAMPLE: %lld bytes, %d expected", rep.nbytes, k * KB_SAMPLE * 8);
-        return -1;
-    }
-    if (samples) memcpy(samples, d, (size_t)rep.nbytes);
-    free(d);
     if (prep_ms) *prep_ms = (t1 - t0) * 1e3;
     *interval_ms = (t2 - t1) * 1e3;
     return 0;
@@ -626,7 +646,7 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_runner *rr, kb_runner *cr)
     memset(rout, 0, sizeof rout);
     static char rsum[NT][512];   /* the reference's inputs after each trial's call (INSUM) */
     int n_tr = KB_TRIALS;
-    static double samp_r[KB_BATCHES][KB_MAX_CALLS * KB_SAMPLE], samp_c[KB_MAX_CALLS * KB_SAMPLE];
+    static double dig_r[KB_BATCHES][KB_MAX_CALLS], abs_r[KB_BATCHES][KB_MAX_CALLS], dig_c[KB_MAX_CALLS];
     unsigned long long seeds[KB_BATCHES][KB_MAX_CALLS], sseed[KB_BATCHES];
     double prep_r[KB_BATCHES], int_r[KB_BATCHES], prep_c, int_c;
 
@@ -659,7 +679,7 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_runner *rr, kb_runner *cr)
         kb_fail(res, &ref, 0, "the inputs' size");
         goto out;
     }
-    /* the batch length: about 4 ms of work (the round trips and the samples
+    /* the batch length: about 4 ms of work (the round trips and the digests
      * stay small beside it), at least 4 calls, within 2 GiB of inputs and outputs */
     double one = 0;
     unsigned long long s1[1];
@@ -686,7 +706,8 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_runner *rr, kb_runner *cr)
     for (int b = 0; b < KB_BATCHES; b++) {
         for (int i = 0; i < k; i++) seeds[b][i] = kb_rand();
         sseed[b] = kb_rand();
-        if (kb_batch(&ref, seeds[b], k, 0, sseed[b], tmo, &prep_r[b], &int_r[b], samp_r[b]) != 0) {
+        if (kb_batch(&ref, seeds[b], k, 0, sseed[b], tmo, &prep_r[b], &int_r[b], dig_r[b]) != 0 ||
+            kb_digests(&ref, k, sseed[b], 1, tmo, abs_r[b]) != 0) {   /* the magnitudes, off the clock */
             kb_fail(res, &ref, 0, "a timed batch");
             goto out;
         }
@@ -748,24 +769,28 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_runner *rr, kb_runner *cr)
     cand.second = ref.second = 0;
     if (g->o->no_timing) { res->verdict = KG_V_PASS; goto out; }
 
-    /* the candidate's batches: the same inputs, its samples against the reference's */
+    /* the candidate's batches: the same inputs, its digests against the reference's */
     res->cand_ms = INFINITY;
     double tol = kb_tolerance(rout[0].dtype);
     for (int b = 0; b < KB_BATCHES; b++) {
-        if (kb_batch(&cand, seeds[b], k, 0, sseed[b], tmo, &prep_c, &int_c, samp_c) != 0) {
+        if (kb_batch(&cand, seeds[b], k, 0, sseed[b], tmo, &prep_c, &int_c, dig_c) != 0) {
             char what[40];
             snprintf(what, sizeof what, "timed batch %d", b + 1);
             kb_fail(res, &cand, 1, what);
             goto out;
         }
-        long long first;
-        long long bad = kb_allclose_f64(samp_r[b], samp_c, (long long)k * KB_SAMPLE, tol, &first);
-        if (bad) {
+        int off = -1, n_off = 0;
+        for (int i = 0; i < k; i++)
+            if (!kb_digest_close(dig_r[b][i], abs_r[b][i], dig_c[i], tol, rout[0].shape.numel)) {
+                if (off < 0) off = i;
+                n_off++;
+            }
+        if (off >= 0) {
             res->verdict = KG_V_L3;
-            snprintf(res->reason, sizeof res->reason, "batch %d: at its answer, call %lld of %d held %.6g where the "
-                     "reference has %.6g (%lld of %d sampled elements differ): work not finished by its answer, "
-                     "or calls skipped", b + 1, first / KB_SAMPLE + 1, k, samp_c[first], samp_r[b][first], bad,
-                     k * KB_SAMPLE);
+            snprintf(res->reason, sizeof res->reason, "batch %d: at its answer, the outputs of %d of its %d calls "
+                     "were not the reference's (call %d: a weighted sum of every element %.9g, the reference's "
+                     "%.9g): work not finished by its answer, or calls skipped", b + 1, n_off, k, off + 1,
+                     dig_c[off], dig_r[b][off]);
             goto out;
         }
         double charge = prep_c - (1.1 * prep_r[b] + 0.5);

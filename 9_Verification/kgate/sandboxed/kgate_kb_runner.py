@@ -37,7 +37,7 @@ when it has bytes=N, N raw bytes follow the line. Verbs:
                               their tensors there: both runners alike, and fast)
   RUN [poison=NBYTES] [null=1] one call per input set, then a device-wide synchronize
                               (null=1: CAL's null calls instead of the model)
-  SAMPLE seed=S m=M           M elements of every call's output at positions from S (float64)
+  DIGEST seed=S [abs=1]       every call's whole output dotted with a random vector from S (float64)
   INSUM                       the first input set's sums (float64): inputs unchanged by the call?
   SHOW k=J [dtype=D]          call J's whole output, its dtype and shape; D: the dtype it must have
   KBTIME warmup=W trials=T    KernelBench's own timing (CUDA events on the current stream)
@@ -298,7 +298,7 @@ class Runner:
         return [("second", 1 if isinstance(second, dict) and second else 0)]
 
     def cal(self, a):
-        """null calls (no model): the fixed cost of RUN and SAMPLE."""
+        """null calls (no model): the fixed cost of RUN and DIGEST."""
         n, numel = int(a["n"]), int(a.get("numel", "4096"))
         self.null = [self.torch.zeros(numel, device=self.dev) for _ in range(n)]
         return []
@@ -356,22 +356,28 @@ class Runner:
                 out.append("%.17g:%.17g" % (float(d.sum().item()), float((d * d).sum().item())))
         return [("sums", ",".join(out) or "-")]
 
-    def sample(self, a):
-        """M elements of every call's output, at positions drawn from the seed
-        (PyTorch's CPU generator: the same in every runner), in call order."""
+    def digest(self, a):
+        """For every call, the dot product of its whole output (as float32) with
+        one random vector drawn from the seed (PyTorch's generator on the GPU:
+        the same in every runner). Producing it takes every element of every
+        output, so work not done by RUN's answer is done on the gate's clock.
+        abs=1: of the elements' magnitudes (the reference's, for the tolerance)."""
         t = self.torch
-        seed, m = int(a["seed"]), int(a["m"])
-        gen = t.Generator()
-        gen.manual_seed(seed)
-        pos = t.randint(0, 1 << 62, (max(1, len(self.outs)), m), generator=gen, dtype=t.int64).to(self.dev)
-        vals = []
-        for k, o in enumerate(self.outs):
+        seed, want_abs = int(a["seed"]), a.get("abs") == "1"
+        vals, w = [], None
+        for o in self.outs:
             if not isinstance(o, t.Tensor) or o.numel() == 0:
-                vals.append(t.full((m,), float("nan"), dtype=t.float64, device=self.dev))
+                vals.append(t.tensor(float("nan"), device=self.dev))
                 continue
-            flat = o.reshape(-1)
-            vals.append(flat[pos[k] % flat.numel()].to(t.float64))
-        data = t.cat(vals).cpu() if vals else t.zeros(0, dtype=t.float64)
+            flat = o.detach().reshape(-1)
+            if flat.dtype != t.float32:
+                flat = flat.float()
+            if w is None or w.numel() != flat.numel():
+                gen = t.Generator(device=self.dev)
+                gen.manual_seed(seed)
+                w = t.rand(flat.numel(), generator=gen, device=self.dev, dtype=t.float32)
+            vals.append(t.dot(flat.abs() if want_abs else flat, w))
+        data = t.stack(vals).double().cpu() if vals else t.zeros(0, dtype=t.float64)
         return [("n", data.numel())], raw_bytes(data)
 
     def show(self, a):
@@ -409,7 +415,7 @@ class Runner:
 
     def serve(self):
         verbs = {"HELLO": self.hello, "LOAD": self.load, "CAL": self.cal, "PREP": self.prep,
-                 "RUN": self.run, "SAMPLE": self.sample, "INSUM": self.insum, "SHOW": self.show, "KBTIME": self.kbtime}
+                 "RUN": self.run, "DIGEST": self.digest, "INSUM": self.insum, "SHOW": self.show, "KBTIME": self.kbtime}
         while True:
             line = self.readline()
             if line is None:

@@ -94,7 +94,7 @@ if ! grep -q "^L4 .*expected PASS" "$tmp/all.txt"; then   # (else the lines abov
     [ $rc -eq 0 ] && grep -q "^kgate: PASS" "$tmp/all.txt" && ok || bad "the folder run: exit $rc, $(tail -1 "$tmp/all.txt")"
 fi
 # why each was stopped is the reason the gate saw, not another
-for pair in "scale_add__skip_batch.py:at its answer, call" "scale_add__prep_precompute.py:charged [1-9]" \
+for pair in "scale_add__skip_batch.py:at its answer, the outputs of" "scale_add__prep_precompute.py:charged [1-9]" \
             "scale_add__escape.py:write to /etc/kgate_kb_pwned refused" "scale_add__escape.py:exec of /bin/true" \
             "scale_add__hang.py:no answer within 3 s" "scale_add__forged_reply.py:protocol violation" \
             "scale_add__aliased.py:shares memory with an input" "scale_add__wrong_shape.py:output shape \[10006\]" \

@@ -72,6 +72,23 @@ class Generator:
         return self
 
 
+def rand(*shape, generator=None, dtype=None, device="cpu"):
+    g = generator.r if generator else _gen
+    shape = _shape_of(shape)
+    return _new([g.random() for _ in range(_prod(shape))], shape, dtype or float32, device)
+
+
+def dot(a, b):
+    return a._like([sum(x * y for x, y in zip(a._vals(), b._vals()))], shape=())
+
+
+def stack(ts):
+    vals = []
+    for t in ts:
+        vals += t._vals()
+    return _new(vals, (len(ts),) + tuple(ts[0].shape), ts[0].dtype, ts[0].device)
+
+
 def randint(low, high, size, generator=None, dtype=None, device="cpu"):
     g = generator.r if generator else _gen
     shape = tuple(size)
@@ -195,6 +212,15 @@ class Tensor:
     def __mul__(self, o):
         return self._op(o, lambda a, b: a * b)
 
+    def abs(self):
+        return self._like([abs(x) for x in self._vals()])
+
+    def float(self):
+        return self.to(float32)
+
+    def double(self):
+        return self.to(float64)
+
     def sum(self):
         return self._like([sum(self._vals())], shape=())
 
@@ -230,6 +256,8 @@ def _new(vals, shape, dt, dev):
 
 
 def tensor(vals, dtype=float32, device="cpu"):
+    if not isinstance(vals, (list, tuple)):
+        return _new([vals], (), dtype, device)
     return _new(list(vals), (len(vals),), dtype, device)
 
 
