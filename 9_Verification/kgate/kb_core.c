@@ -215,18 +215,6 @@ long long kb_allclose(const void *ref, const void *got, int dt, long long n, dou
     return bad;
 }
 
-long long kb_allclose_f64(const double *ref, const double *got, long long n, double tol, long long *first)
-{
-    long long bad = 0;
-    *first = -1;
-    for (long long i = 0; i < n; i++)
-        if (!close_enough(ref[i], got[i], tol)) {
-            if (*first < 0) *first = i;
-            bad++;
-        }
-    return bad;
-}
-
 /* ---- scores ---- */
 
 double kb_fast_p(const int *correct, const double *speedup, int n, double p)

@@ -73,7 +73,6 @@ void kb_shape_str(const kb_shape *sh, char *buf, size_t len);
  * themselves; tol 0: exact. Returns the number of elements that fail; the
  * first one's index in *first (-1 when none). */
 long long kb_allclose(const void *ref, const void *got, int dt, long long n, double tol, long long *first);
-long long kb_allclose_f64(const double *ref, const double *got, long long n, double tol, long long *first);
 
 /* ---- scores ---- */
 /* KernelBench's fast_p: the share of the n candidates that are correct and

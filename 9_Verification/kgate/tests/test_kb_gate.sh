@@ -3,15 +3,17 @@
 # (sandboxed/kgate_kb_runner.py) in the real sandboxes, and a fake `torch`
 # (kernelbench/tests/fake_torch: plain Python on the CPU) in a virtual
 # environment of the test's own:
-#   - the runner's pure logic (positions, replies, allclose, fast_p):
+#   - the runner's pure logic (replies, allclose, fast_p):
 #     tests/test_kb_runner.py, standard library only;
-#   - the tests' problem and its 15 candidates (kernelbench/tests/) each get
+#   - the tests' problem and its 19 candidates (kernelbench/tests/) each get
 #     their label: honest ones PASS; wrong values, a wrong shape, an output
 #     that is its input, a cached first answer, a batch whose later calls
-#     are skipped: L3; a build error L1; an exception, a hang, a write outside
-#     the sandbox and a process started, forged replies with a huge payload
-#     claim: L2; a slow one and one that does its work while its inputs are
-#     prepared (off the clock): L4; the static pass's P0: P0;
+#     are skipped, a size special-cased: L3; a build error L1; an exception,
+#     a hang, a write outside the sandbox and a process started, forged
+#     replies with a huge payload claim, a changed input: L2; a slow one, one that does its work while
+#     its inputs are prepared (off the clock) and one that answers RUN at once
+#     and works when the gate asks for the digests: L4; the static pass's P0:
+#     P0; a link left in the build's scratch is never followed;
 #   - the report: scores (correctness, fast_1.0, fast_1.5) and the JSON;
 #   - the exit code: 0 when the labels are met or every candidate passes,
 #     1 otherwise, 2 (WAIVED) without PyTorch; bad arguments are refused.

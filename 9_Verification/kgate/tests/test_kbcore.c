@@ -159,9 +159,6 @@ static void test_allclose(void **state)
     int32_t a[] = {1, 2, 3}, c[] = {1, 2, 4};
     assert_int_equal(kb_allclose(a, c, KB_I32, 3, 0, &first), 1);   /* integers: exact */
     assert_int_equal(first, 2);
-    double x[] = {1, 2}, y[] = {1, 2.5};
-    assert_int_equal(kb_allclose_f64(x, y, 2, 1e-2, &first), 1);
-    assert_int_equal(kb_allclose_f64(x, x, 2, 1e-2, &first), 0);
 }
 
 static void test_scores(void **state)
