@@ -1,6 +1,6 @@
 # HOSTILE: finds the runner (the candidate shares its process) and wraps its
 # input preparation, which is off the clock, so that preparing each input
-# set also computes its answer, with 20 ms of work per set; its calls then
+# set also computes its answer, with 100 ms of work per set; its calls then
 # return the answers at once. Expected: L4 (the gate charges what its
 # preparation took beyond the reference's for the same inputs).
 import gc
@@ -13,7 +13,7 @@ _answers = []
 def _wrap(orig):
     def get_inputs():
         a, b = orig()
-        time.sleep(0.02)
+        time.sleep(0.1)
         _answers.append((a, a * 2 + b))
         del _answers[:-256]
         return [a, b]
