@@ -482,7 +482,9 @@ static int kb_show(kb_side *s, int k, const kb_out *like, kb_out *out)
     kb_reply rep;
     long long max = like ? like->nbytes : (long long)KB_MAX_BYTES;
     memset(out, 0, sizeof *out);
-    if (kb_do(s, 120, &rep, &out->data, max, like ? "SHOW k=%d dtype=%s" : "SHOW k=%d%s", k,
+    /* 10 s, and the bytes at 50 MB/s at least (a pipe moves GB/s) */
+    double timeout = 10 + (like ? (double)like->nbytes / 50e6 : 60);
+    if (kb_do(s, timeout, &rep, &out->data, max, like ? "SHOW k=%d dtype=%s" : "SHOW k=%d%s", k,
               like ? kb_dtype_name(like->dtype) : "") != 0)
         return -1;
     out->dtype = kb_dtype_parse(kb_field(&rep, "dtype") ? kb_field(&rep, "dtype") : "");

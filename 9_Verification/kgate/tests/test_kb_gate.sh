@@ -14,6 +14,9 @@
 #     its inputs are prepared (off the clock) and one that answers RUN at once
 #     and works when the gate asks for the digests: L4; the static pass's P0:
 #     P0; a link left in the build's scratch is never followed;
+#   - a runner that breaks the protocol (kernelbench/tests/fake_runner.py: a
+#     reply line too long, an escape byte, a payload cut short, a dtype that
+#     does not fit its bytes): L2 each, no hang;
 #   - the report: scores (correctness, fast_1.0, fast_1.5) and the JSON;
 #   - the exit code: 0 when the labels are met or every candidate passes,
 #     1 otherwise, 2 (WAIVED) without PyTorch; bad arguments are refused.
@@ -135,6 +138,20 @@ assert esc == [{"rule": "KB-TEST-SUBPROCESS", "severity": "P1", "line": 2,
 pass
 EOF
 then ok; else bad "the JSON report does not agree with the text"; fi
+
+# --- a runner that breaks the protocol (kernelbench/tests/fake_runner.py) ------------
+mkdir -p "$tmp/runner"
+cp $here/sandboxed/kgate_kb_runner.py $kb/fake_runner.py "$tmp/runner/"
+t0=$(date +%s)
+run --kernelbench=$kb/problems/scale_add.py --kb-runner="$tmp/runner/fake_runner.py" $kb/protocol/*.py > "$tmp/proto.txt" 2>&1
+took=$(( $(date +%s) - t0 ))
+for pair in "long_line:a reply line longer than 4096 bytes" "escape:a byte 0x1b in a reply line" \
+            "short_payload:bytes announced, fewer came in time" "wrong_dtype:its dtype, shape and bytes do not agree"; do
+    m=${pair%%:*}; pat=${pair#*:}
+    sed -n "/^L2 *scale_add__proto_$m.py /,/seconds:/p" "$tmp/proto.txt" | grep -q "protocol violation: .*$pat" && ok \
+        || bad "proto_$m: not L2 with \"$pat\": $(grep -A1 "proto_$m" "$tmp/proto.txt" | head -2)"
+done
+[ $took -lt 120 ] && ok || bad "the protocol-breaking runners took $took s (a hang?)"
 
 # --- exit codes -------------------------------------------------------------------------
 run --kernelbench=$kb/problems/scale_add.py $kb/candidates/scale_add__torch_only.py > "$tmp/one.txt" 2>&1
