@@ -652,6 +652,17 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_runner *rr, kb_runner *cr)
     unsigned long long seeds[KB_BATCHES][KB_MAX_CALLS], sseed[KB_BATCHES];
     double prep_r[KB_BATCHES], int_r[KB_BATCHES], prep_c, int_c;
 
+    /* the candidate's runner has its context before the reference is timed: its
+     * start-up (PyTorch's import, CUDA's context) overlaps no timed batch; none
+     * of the candidate's code has run in it yet (that is LOAD, later) */
+    if (kb_do(&cand, 180, &rep, NULL, 0, "HELLO") != 0) {
+        /* the machine's problem (no GPU, PyTorch broken), never the candidate's: none of its code ran there */
+        res->verdict = KG_V_SKIPPED;
+        res->skipped_gate = 1;
+        snprintf(res->reason, sizeof res->reason, "gate: the candidate's runner failed at start, before "
+                 "loading the candidate: %s", cand.err);
+        goto out;
+    }
     /* the reference: its model, its outputs on the 5 trials' inputs, its batches */
     if (kb_do(&ref, 180, &rep, NULL, 0, "HELLO") != 0) { kb_fail(res, &ref, 0, "start"); goto out; }
     static int said;
@@ -719,7 +730,6 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_runner *rr, kb_runner *cr)
     res->kb_ref_ms = kb_kbtime(&ref, 4 * res->ref_ms);
 
     /* the candidate: the allowance before any of its code is loaded */
-    if (kb_do(&cand, 180, &rep, NULL, 0, "HELLO") != 0) { kb_fail(res, &cand, 1, "start"); goto out; }
     if (kb_do(&cand, 60, &rep, NULL, 0, "CAL n=%d numel=%lld", k, rout[0].shape.numel) != 0) { kb_fail(res, &cand, 1, "calibration"); goto out; }
     res->allow_c_ms = INFINITY;
     for (int c = 0; c < KB_CAL; c++) {

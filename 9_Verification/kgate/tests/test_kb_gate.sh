@@ -19,7 +19,8 @@
 #     does not fit its bytes): L2 each, no hang;
 #   - the report: scores (correctness, fast_1.0, fast_1.5) and the JSON;
 #   - the exit code: 0 when the labels are met or every candidate passes,
-#     1 otherwise, 2 (WAIVED) without PyTorch; bad arguments are refused.
+#     1 otherwise, 2 (WAIVED) without PyTorch or without a GPU (the
+#     candidates SKIPPED, not blamed); bad arguments are refused.
 # Needs python3 with venv (Debian's python3-venv), bubblewrap. Ends with "N passed, M failed".
 set -u
 cd "$(dirname "$0")/../../.."
@@ -164,6 +165,17 @@ bin/kgate --python=$py --kernelbench=$kb/problems/scale_add.py $kb/candidates/sc
 rc=$?
 [ $rc -eq 2 ] && grep -q "^kgate: WAIVED (KernelBench problems need PyTorch" "$tmp/nt.txt" && ok \
     || bad "without PyTorch: exit $rc: $(tail -1 "$tmp/nt.txt")"
+
+# no GPU (a fake torch without one): WAIVED, never the candidates' fault
+$py -m venv --without-pip "$tmp/venv2" > /dev/null 2>&1
+site2=$("$tmp/venv2/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+cp -r $kb/fake_torch/torch "$site2/" && : > "$site2/torch/NO_CUDA"
+bin/kgate --python="$tmp/venv2/bin/python3" --kb-rules=$kb/fake_rules.py --kernelbench=$kb/problems/scale_add.py \
+    $kb/candidates/scale_add__good.py $kb/candidates/scale_add__torch_only.py > "$tmp/nogpu.txt" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "^kgate: WAIVED (the runners could not start on a GPU" "$tmp/nogpu.txt" && \
+    grep -q "^SKIPPED *scale_add__torch_only.py" "$tmp/nogpu.txt" && ok \
+    || bad "without a GPU: exit $rc: $(grep -E '^(kgate|SKIPPED|L2)|reason' "$tmp/nogpu.txt" | head -4)"
 
 # --- bad arguments and files ------------------------------------------------------------
 run --kernelbench=$tmp/nothing.py x.py > "$tmp/b1" 2>&1

@@ -4,7 +4,8 @@ import time
 
 
 def is_available():
-    return not os.environ.get("FAKE_NO_CUDA")
+    # a machine without a GPU: a file NO_CUDA beside this one (the sandbox clears the environment)
+    return not os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "NO_CUDA"))
 
 
 def init():
