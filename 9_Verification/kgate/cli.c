@@ -82,6 +82,12 @@ void usage(FILE *f)
             "                     compute-sanitizer, in its sandbox; a finding is L2: none, fast\n"
             "                     (the default: memcheck with leak checking, racecheck) or all\n"
             "                     (also initcheck, synccheck); --compute-sanitizer=PATH the tool\n"
+            "  --kernelbench=PROBLEM.py CANDIDATE.py...  or  --kernelbench=DIR (DIR/problems/NAME.py,\n"
+            "                     DIR/candidates/NAME__X.py, DIR/labels.tsv): judge KernelBench problems\n"
+            "                     (Model, get_inputs) and candidates (ModelNew) with PyTorch; the\n"
+            "                     candidate and the reference each run in a sandbox of their own;\n"
+            "                     --kb-runner=PATH the runner script, --kb-rules=PATH the static pass\n"
+            "                     (ast_rules.py; default: the installed one)\n"
             "  --no-sandbox       run the scan, compiler and candidates WITHOUT the sandbox (UNSAFE:\n"
             "                     only on a machine where bubblewrap cannot work, for code you trust)\n"
             "  -h, --help\n"
@@ -157,7 +163,8 @@ int parse_args(int argc, char **argv, kg_opts *o)
     static const char *valued[] = {"task", "labels", "json", "feedback", "policy", "work", "nvcc", "python",
                                    "ncu", "arch", "jobs", "device", "devices", "seed", "timeout",
                                    "scan-timeout", "compile-timeout", "torch-timeout", "explain-budget",
-                                   "memory", "sanitize", "compute-sanitizer"};
+                                   "memory", "sanitize", "compute-sanitizer", "kernelbench", "kb-runner",
+                                   "kb-rules"};
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
         if (only_paths || a[0] != '-' || a[1] == 0) { o->paths[o->n_paths++] = a; continue; }
@@ -218,6 +225,9 @@ int parse_args(int argc, char **argv, kg_opts *o)
         else if (!strcmp(name, "work")) o->work = val;
         else if (!strcmp(name, "nvcc")) o->nvcc = val;
         else if (!strcmp(name, "python")) o->python = val;
+        else if (!strcmp(name, "kernelbench")) o->kernelbench = val;
+        else if (!strcmp(name, "kb-runner")) o->kb_runner = val;
+        else if (!strcmp(name, "kb-rules")) o->kb_rules = val;
         else if (!strcmp(name, "ncu")) o->ncu = val;
         else if (!strcmp(name, "compute-sanitizer")) o->sanitizer = val;
         else if (!strcmp(name, "sanitize")) {
@@ -272,6 +282,10 @@ int parse_args(int argc, char **argv, kg_opts *o)
             else o->explain_budget = (double)v;
         }
     }
-    if (o->n_paths == 0) { bad_arg("no candidate PATH given%s", ""); return -1; }
+    if (o->n_paths == 0 && !o->kernelbench) { bad_arg("no candidate PATH given%s", ""); return -1; }
+    if (o->kernelbench && o->mode != MODE_FULL) {
+        bad_arg("--kernelbench runs the full gate (a GPU); --static-only, --compile-only and --dry-run%s do not apply", "");
+        return -1;
+    }
     return 0;
 }

@@ -19,6 +19,8 @@ typedef struct {
     int sanitize;                      /* KG_SAN_NONE, _FAST (the default), _ALL (sanpass.h) */
     int sanitize_given;                /* --sanitize was on the command line */
     const char *sanitizer;             /* --compute-sanitizer=PATH (default: CUDA's) */
+    const char *kernelbench;           /* --kernelbench=PROBLEM.py or DIR (kbgate.c) */
+    const char *kb_runner, *kb_rules;  /* its runner script and static pass (default: installed) */
     int all_devices, n_dev_req, dev_req[KG_MAX_DEV];
     double timeout, scan_timeout, compile_timeout, torch_timeout, explain_budget;
     long long memory_mb;               /* --memory (0: the sandbox's default) */

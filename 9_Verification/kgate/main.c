@@ -74,6 +74,7 @@
 #include "sanpass.h"
 #include "pipeline.h"
 #include "setup.h"
+#include "kbgate.h"
 
 #ifndef KGATE_LIBEXEC_REL
 #define KGATE_LIBEXEC_REL "../build/libexec/kgate"
@@ -172,7 +173,7 @@ int main(int argc, char **argv)
     int n = 0;
     char labels_path[1024] = "", lab_dir[1024] = "";
     if (o.labels) snprintf(labels_path, sizeof labels_path, "%s", o.labels);
-    for (int i = 0; i < o.n_paths; i++) {
+    for (int i = 0; i < o.n_paths && !o.kernelbench; i++) {
         int cr = collect(o.paths[i], paths, &n, labels_path, sizeof labels_path, lab_dir, sizeof lab_dir);
         if (cr == -2)
             return bad_arg("%s is a symbolic link to a folder: give the folder itself (the gate follows no links)",
@@ -185,11 +186,11 @@ int main(int argc, char **argv)
         printf("kgate: FAIL (%d candidates, the limit is %d)\n", n, MAX_CANDS);
         return 1;
     }
-    if (n == 0) return bad_arg("no candidates (.cu, .cuh, .cpp, .md) under the given PATH%s", "");
+    if (n == 0 && !o.kernelbench) return bad_arg("no candidates (.cu, .cuh, .cpp, .md) under the given PATH%s", "");
 
     kg_label *labels = (kg_label *)calloc(MAX_CANDS, sizeof(kg_label));
     int n_labels = 0, label_problems = 0;
-    if (labels_path[0]) {
+    if (labels_path[0] && !o.kernelbench) {
         char *text = kg_read_file(labels_path, 4u << 20, NULL);
         char err[256];
         if (!text) return bad_arg("--labels: cannot read %s", labels_path);
@@ -253,6 +254,13 @@ int main(int argc, char **argv)
         printf("# WARNING: NO SANDBOX (--no-sandbox): UNSAFE for candidates you did not write\n");
     }
     printf("# sandbox: %s\n", sb.desc);
+    if (o.kernelbench) {   /* KernelBench problems: kbgate.c */
+        kg_sb_reap_lingering(1);
+        int rc = kb_main(&g);
+        kg_sb_reap_lingering(1);
+        kg_sandbox_cleanup(&sb);
+        return rc;
+    }
     printf("# policy: %s (%s)\n", kg_policy_name(o.policy), kg_policy_summary(o.policy));
     kg_report_partial_last = o.mode == MODE_STATIC ? KG_V_P0 : KG_V_L1;
 

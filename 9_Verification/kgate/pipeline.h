@@ -90,6 +90,7 @@ typedef struct {
     long torch_mem_kb, torch_file_kb;   /* no cgroup: what the watcher saw of libtorch's harness (-1: not watched) */
     char torch_allow[KG_SB_EVENTS][160];   /* libtorch's start-up in the sandbox */
     char ncu[PATH_MAX];              /* "" without Nsight Compute */
+    char kb_runner[PATH_MAX], kb_rules[PATH_MAX];   /* --kernelbench: the runner, the static pass ("": none) */
     kg_judge_main_fn judge_main;     /* the judge's code (kg_judge_main; judge.cu) */
 } kg_gate;
 

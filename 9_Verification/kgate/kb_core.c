@@ -1,0 +1,285 @@
+/* kb_core.c: the pure parts of the KernelBench mode (kbgate.h): a runner's
+ * reply line, output dtypes and shapes, KernelBench's allclose, fast_p, the
+ * judge's per-call figure, pairing and labels. Nothing here trusts its
+ * input: every number is range-checked, every string bounded. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dynamic.h"
+#include "kbgate.h"
+
+/* ---- reply lines ---- */
+
+int kb_parse_reply(const char *line, kb_reply *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    r->nbytes = -1;
+    size_t len = strnlen(line, KB_LINE_MAX + 1);
+    if (len > KB_LINE_MAX) { snprintf(err, errlen, "a reply line longer than %d bytes", KB_LINE_MAX); return -1; }
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)line[i] < 32 || (unsigned char)line[i] > 126) {
+            snprintf(err, errlen, "a byte 0x%02x in a reply line", (unsigned char)line[i]);
+            return -1;
+        }
+    const char *p = line;
+    if (!strncmp(p, "OK", 2) && (p[2] == 0 || p[2] == ' ')) { r->ok = 1; p += 2; }
+    else if (!strncmp(p, "ERR", 3) && (p[3] == 0 || p[3] == ' ')) { r->ok = 0; p += 3; }
+    else { snprintf(err, errlen, "a reply that is neither OK nor ERR: \"%.40s\"", line); return -1; }
+    while (*p == ' ') p++;
+    while (*p) {
+        const char *eq = strchr(p, '=');
+        const char *sp = strchr(p, ' ');
+        if (!eq || (sp && sp < eq) || eq == p || eq - p >= 16) {
+            snprintf(err, errlen, "a malformed field in a reply: \"%.40s\"", p);
+            return -1;
+        }
+        size_t kl = (size_t)(eq - p);
+        for (size_t i = 0; i < kl; i++)
+            if (!isalnum((unsigned char)p[i]) && p[i] != '_') {
+                snprintf(err, errlen, "a malformed key in a reply: \"%.20s\"", p);
+                return -1;
+            }
+        if (kl == 3 && !strncmp(p, "msg", 3)) {   /* the rest of the line */
+            snprintf(r->msg, sizeof r->msg, "%s", eq + 1);
+            break;
+        }
+        const char *end = sp ? sp : eq + strlen(eq);
+        size_t vl = (size_t)(end - eq - 1);
+        if (vl >= sizeof r->val[0] || r->n >= KB_MAX_FIELDS) {
+            snprintf(err, errlen, "a reply with too many or too long fields");
+            return -1;
+        }
+        memcpy(r->key[r->n], p, kl);
+        r->key[r->n][kl] = 0;
+        memcpy(r->val[r->n], eq + 1, vl);
+        r->val[r->n][vl] = 0;
+        r->n++;
+        p = end;
+        while (*p == ' ') p++;
+    }
+    if (kb_field(r, "bytes")) {
+        long long nb;
+        if (kb_field_ll(r, "bytes", 0, (long long)KB_MAX_BYTES, &nb) != 0) {
+            snprintf(err, errlen, "bytes=%.30s: not a size the gate accepts (at most %llu)", kb_field(r, "bytes"),
+                     (unsigned long long)KB_MAX_BYTES);
+            return -1;
+        }
+        r->nbytes = nb;
+    }
+    return 0;
+}
+
+const char *kb_field(const kb_reply *r, const char *key)
+{
+    for (int i = 0; i < r->n; i++)
+        if (!strcmp(r->key[i], key)) return r->val[i];
+    return NULL;
+}
+
+int kb_field_ll(const kb_reply *r, const char *key, long long lo, long long hi, long long *out)
+{
+    const char *v = kb_field(r, key);
+    if (!v || !*v) return -1;
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || *end || x < lo || x > hi) return -1;
+    *out = x;
+    return 0;
+}
+
+int kb_field_ms(const kb_reply *r, const char *key, double *out)
+{
+    const char *v = kb_field(r, key);
+    if (!v || !*v) return -1;
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || !isfinite(x) || x < 0) return -1;
+    *out = x;
+    return 0;
+}
+
+/* ---- dtypes and shapes ---- */
+
+static const char *const dt_names[KB_DTYPES] = {"float32", "float16", "bfloat16", "float64", "int64",
+                                                 "int32", "int16", "int8", "uint8", "bool"};
+static const size_t dt_sizes[KB_DTYPES] = {4, 2, 2, 8, 8, 4, 2, 1, 1, 1};
+
+int kb_dtype_parse(const char *s)
+{
+    for (int i = 0; i < KB_DTYPES; i++)
+        if (!strcmp(s, dt_names[i])) return i;
+    return -1;
+}
+const char *kb_dtype_name(int dt) { return dt >= 0 && dt < KB_DTYPES ? dt_names[dt] : "?"; }
+size_t kb_dtype_size(int dt) { return dt >= 0 && dt < KB_DTYPES ? dt_sizes[dt] : 0; }
+
+static double half_to_double(uint16_t h)
+{
+    int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+    double v;
+    if (e == 0) v = ldexp((double)m, -24);
+    else if (e == 31) v = m ? NAN : INFINITY;
+    else v = ldexp((double)(m | 1024), e - 25);
+    return s ? -v : v;
+}
+
+double kb_elem(const void *data, int dt, size_t i)
+{
+    const unsigned char *b = (const unsigned char *)data + i * kb_dtype_size(dt);
+    switch (dt) {
+    case KB_F32: { float f; memcpy(&f, b, 4); return f; }
+    case KB_F16: { uint16_t h; memcpy(&h, b, 2); return half_to_double(h); }
+    case KB_BF16: { uint16_t h; memcpy(&h, b, 2); uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f; }
+    case KB_F64: { double d; memcpy(&d, b, 8); return d; }
+    case KB_I64: { int64_t x; memcpy(&x, b, 8); return (double)x; }
+    case KB_I32: { int32_t x; memcpy(&x, b, 4); return x; }
+    case KB_I16: { int16_t x; memcpy(&x, b, 2); return x; }
+    case KB_I8: return (double)(signed char)b[0];
+    case KB_U8: return b[0];
+    case KB_BOOL: return b[0] != 0;
+    }
+    return NAN;
+}
+
+double kb_tolerance(int dt)
+{
+    if (dt == KB_F16 || dt == KB_BF16) return 1e-2;
+    if (dt == KB_F32 || dt == KB_F64) return 1e-4;
+    return 0;
+}
+
+int kb_shape_parse(const char *s, kb_shape *sh)
+{
+    memset(sh, 0, sizeof *sh);
+    if (!s || s[0] != '[') return -1;
+    const char *p = s + 1;
+    sh->numel = 1;
+    if (*p == ']') return p[1] == 0 ? 0 : -1;
+    for (;;) {
+        if (!isdigit((unsigned char)*p) || sh->ndim >= KB_MAX_DIMS) return -1;
+        char *end;
+        errno = 0;
+        long long d = strtoll(p, &end, 10);
+        if (errno || d < 0 || d > (1LL << 40)) return -1;
+        sh->dim[sh->ndim++] = d;
+        if (d && sh->numel > (1LL << 40) / d) return -1;
+        sh->numel *= d;
+        p = end;
+        if (*p == ']') return p[1] == 0 ? 0 : -1;
+        if (*p != ',') return -1;
+        p++;
+    }
+}
+
+int kb_shape_equal(const kb_shape *a, const kb_shape *b)
+{
+    if (a->ndim != b->ndim) return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->dim[i] != b->dim[i]) return 0;
+    return 1;
+}
+
+void kb_shape_str(const kb_shape *sh, char *buf, size_t len)
+{
+    size_t l = (size_t)snprintf(buf, len, "[");
+    for (int i = 0; i < sh->ndim && l < len; i++)
+        l += (size_t)snprintf(buf + l, len - l, "%s%lld", i ? "," : "", sh->dim[i]);
+    if (l < len) snprintf(buf + l, len - l, "]");
+}
+
+/* ---- comparisons ---- */
+
+static int close_enough(double a, double b, double tol)
+{
+    if (isnan(a) || isnan(b)) return 0;
+    if (isinf(a) || isinf(b)) return a == b;
+    if (tol == 0) return a == b;
+    return fabs(a - b) <= tol + tol * fabs(b);
+}
+
+long long kb_allclose(const void *ref, const void *got, int dt, long long n, double tol, long long *first)
+{
+    long long bad = 0;
+    *first = -1;
+    for (long long i = 0; i < n; i++)
+        if (!close_enough(kb_elem(ref, dt, (size_t)i), kb_elem(got, dt, (size_t)i), tol)) {
+            if (*first < 0) *first = i;
+            bad++;
+        }
+    return bad;
+}
+
+/* ---- scores ---- */
+
+double kb_fast_p(const int *correct, const double *speedup, int n, double p)
+{
+    if (n <= 0) return 0;
+    int hits = 0;
+    for (int i = 0; i < n; i++) hits += correct[i] && speedup[i] > 0 && speedup[i] > p;
+    return (double)hits / n;
+}
+
+double kb_batch_ms(double interval_ms, double allowance_ms, double charged_ms, int calls)
+{
+    if (calls <= 0) return NAN;
+    double t = interval_ms - allowance_ms + charged_ms;
+    double floor = 0.02 * interval_ms;
+    return (t > floor ? t : floor) / calls;
+}
+
+/* ---- pairing and labels ---- */
+
+int kb_problem_of(const char *cand_file, char *out, size_t len)
+{
+    const char *base = strrchr(cand_file, '/');
+    base = base ? base + 1 : cand_file;
+    const char *sep = strstr(base, "__");
+    size_t bl = strlen(base);
+    if (!sep || sep == base || bl < 4 || strcmp(base + bl - 3, ".py") || (size_t)(sep - base) >= len) return -1;
+    memcpy(out, base, (size_t)(sep - base));
+    out[sep - base] = 0;
+    return 0;
+}
+
+int kb_labels_parse(const char *text, kb_label *out, int max, char *err, size_t errlen)
+{
+    int n = 0, lineno = 0;
+    const char *p = text;
+    while (*p) {
+        lineno++;
+        const char *e = strchr(p, '\n');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        char line[1024];
+        if (l >= sizeof line) { snprintf(err, errlen, "line %d: longer than %zu bytes", lineno, sizeof line - 1); return -1; }
+        memcpy(line, p, l);
+        line[l] = 0;
+        if (l && line[l - 1] == '\r') line[--l] = 0;
+        p = e ? e + 1 : p + l;
+        if (!l || line[0] == '#') continue;
+        char *f[4] = {0};
+        int nf = 0;
+        for (char *s = line; s && nf < 4; nf++) {
+            f[nf] = s;
+            char *t = strchr(s, '\t');
+            if (t && nf < 3) { *t = 0; s = t + 1; } else s = NULL;
+        }
+        if (nf < 3) { snprintf(err, errlen, "line %d: expected file, problem, verdict (tab-separated)", lineno); return -1; }
+        if (n >= max) { snprintf(err, errlen, "line %d: more than %d labels", lineno, max); return -1; }
+        int v = kg_verdict_parse(f[2]);
+        if (v < 0) { snprintf(err, errlen, "line %d: unknown verdict \"%.20s\"", lineno, f[2]); return -1; }
+        for (int k = 0; k < n; k++)
+            if (!strcmp(out[k].file, f[0])) { snprintf(err, errlen, "line %d: %.100s is labeled twice", lineno, f[0]); return -1; }
+        snprintf(out[n].file, sizeof out[n].file, "%.255s", f[0]);
+        snprintf(out[n].problem, sizeof out[n].problem, "%.127s", f[1]);
+        out[n].expected = v;
+        snprintf(out[n].defect, sizeof out[n].defect, "%.255s", nf > 3 ? f[3] : "");
+        n++;
+    }
+    return n;
+}

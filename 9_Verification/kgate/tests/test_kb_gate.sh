@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# test_kb_gate.sh: kgate --kernelbench on the CPU, with the real runner
+# (sandboxed/kgate_kb_runner.py) in the real sandboxes, and a fake `torch`
+# (kernelbench/tests/fake_torch: plain Python on the CPU) in a virtual
+# environment of the test's own:
+#   - the runner's pure logic (replies, allclose, fast_p):
+#     tests/test_kb_runner.py, standard library only;
+#   - the tests' problem and its 19 candidates (kernelbench/tests/) each get
+#     their label: honest ones PASS; wrong values, a wrong shape, an output
+#     that is its input, a cached first answer, a batch whose later calls
+#     are skipped, a size special-cased: L3; a build error L1; an exception,
+#     a hang, a write outside the sandbox and a process started, forged
+#     replies with a huge payload claim, a changed input: L2; a slow one, one that does its work while
+#     its inputs are prepared (off the clock) and one that answers RUN at once
+#     and works when the gate asks for the digests: L4; the static pass's P0:
+#     P0; a link left in the build's scratch is never followed;
+#   - a runner that breaks the protocol (kernelbench/tests/fake_runner.py: a
+#     reply line too long, an escape byte, a payload cut short, a dtype that
+#     does not fit its bytes): L2 each, no hang;
+#   - the report: scores (correctness, fast_1.0, fast_1.5) and the JSON;
+#   - the exit code: 0 when the labels are met or every candidate passes,
+#     1 otherwise, 2 (WAIVED) without PyTorch or without a GPU (the
+#     candidates SKIPPED, not blamed); bad arguments are refused.
+# Needs python3 with venv (Debian's python3-venv), bubblewrap. Ends with "N passed, M failed".
+set -u
+cd "$(dirname "$0")/../../.."
+here=9_Verification/kgate
+kb=$here/kernelbench/tests
+passed=0
+failed=0
+ok()  { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+finish() { echo "$passed passed, $failed failed"; [ $failed -eq 0 ]; exit $?; }
+
+if [ ! -x bin/kgate ] || [ ! -e build/libexec/kgate/kgate-kb-runner.py ]; then
+    bad "bin/kgate not built (make -C $here)"; # a label for a file that is not there fails the run; a file that is no candidate is named
+printf 'scale_add__good.py\tscale_add\tPASS\nscale_add__gone.py\tscale_add\tL3\n' > "$tmp/kbdir/labels.tsv"
+: > "$tmp/kbdir/candidates/notes.txt"
+run --kernelbench="$tmp/kbdir" > "$tmp/b7" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "^# labels: PROBLEM: scale_add__gone.py is labeled but is not under candidates/" "$tmp/b7" && ok \
+    || bad "a label without its candidate: exit $rc: $(grep -E 'labels|^kgate' "$tmp/b7")"
+grep -q "candidates/notes.txt: not a candidate (not PROBLEM__NAME.py), left out" "$tmp/b7" && ok \
+    || bad "a file that is no candidate was not named: $(grep notes "$tmp/b7")"
+finish
+fi
+py=/usr/bin/python3
+[ -x $py ] || py=$(command -v python3)
+
+# --- the runner's pure logic ---------------------------------------------------
+if out=$($py $here/tests/test_kb_runner.py 2>&1); then ok; else bad "test_kb_runner.py: $(echo "$out" | tail -5)"; fi
+
+# --- a virtual environment with the fake torch -----------------------------------
+if ! $py -m venv --without-pip "$tmp/venv" > "$tmp/venv.log" 2>&1; then
+    bad "python3 -m venv failed: $(tail -2 "$tmp/venv.log")"; # a label for a file that is not there fails the run; a file that is no candidate is named
+printf 'scale_add__good.py\tscale_add\tPASS\nscale_add__gone.py\tscale_add\tL3\n' > "$tmp/kbdir/labels.tsv"
+: > "$tmp/kbdir/candidates/notes.txt"
+run --kernelbench="$tmp/kbdir" > "$tmp/b7" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "^# labels: PROBLEM: scale_add__gone.py is labeled but is not under candidates/" "$tmp/b7" && ok \
+    || bad "a label without its candidate: exit $rc: $(grep -E 'labels|^kgate' "$tmp/b7")"
+grep -q "candidates/notes.txt: not a candidate (not PROBLEM__NAME.py), left out" "$tmp/b7" && ok \
+    || bad "a file that is no candidate was not named: $(grep notes "$tmp/b7")"
+finish
+fi
+site=$("$tmp/venv/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+cp -r $kb/fake_torch/torch "$site/"
+vpy=$tmp/venv/bin/python3
+run() { bin/kgate --python="$vpy" --kb-rules=$kb/fake_rules.py --timeout=3 "$@"; }
+
+# --- the folder: every candidate gets its label -----------------------------------
+victim=/tmp/kgate_kb_symlink_victim   # where scale_add__build_symlink.py's link points
+[ -e $victim ] && [ ! -O $victim ] && bad "$victim exists and is not ours"
+rm -f $victim
+run --kernelbench=$kb --json="$tmp/r.json" > "$tmp/all.txt" 2>&1
+rc=$?
+[ ! -e $victim ] && ok || { bad "the gate followed a link the build left in its scratch: $victim written"; rm -f $victim; }
+while IFS=$'\t' read -r file problem want defect; do
+    case "$file" in '#'*|'') continue ;; esac
+    got=$(sed -n "s/^\([A-Z0-9]*\) *$file (problem $problem).*/\1/p" "$tmp/all.txt")
+    # an honest candidate timed on a loaded 2-core machine: its slowness may be the
+    # machine's (both runners share the cores); tried again twice on its own, a
+    # clock that is biased against candidates still fails every try
+    for try in 1 2; do
+        [ "$want" = PASS ] && [ "$got" = L4 ] || break
+        echo "note: $file: L4 on a loaded machine (load $(cut -d' ' -f1 /proc/loadavg)): timed again ($try)"
+        run --kernelbench=$kb/problems/$problem.py $kb/candidates/$file > "$tmp/again.txt" 2>&1
+        got=$(sed -n "s/^\([A-Z0-9]*\) *$file (problem $problem).*/\1/p" "$tmp/again.txt")
+    done
+    if [ "$got" = "$want" ]; then ok; else
+        bad "$file: $got, expected $want: $(grep -A1 "^[A-Z0-9]* *$file " "$tmp/all.txt" | tail -1)"
+    fi
+done < $kb/labels.tsv
+n_labels=$(grep -vc '^#' $kb/labels.tsv)
+if ! grep -q "^L4 .*expected PASS" "$tmp/all.txt"; then   # (else the lines above say what the retries found)
+    grep -q "^labels: interception $((n_labels - 3)) / $((n_labels - 3)), false kills 0 / 3" "$tmp/all.txt" && ok \
+        || bad "the labels line: $(grep '^labels' "$tmp/all.txt")"
+    [ $rc -eq 0 ] && grep -q "^kgate: PASS" "$tmp/all.txt" && ok || bad "the folder run: exit $rc, $(tail -1 "$tmp/all.txt")"
+fi
+# why each was stopped is the reason the gate saw, not another
+for pair in "scale_add__skip_batch.py:at its answer, the outputs of" "scale_add__prep_precompute.py:charged [1-9]" \
+            "scale_add__escape.py:write to /etc/kgate_kb_pwned refused" "scale_add__escape.py:exec of /bin/true" \
+            "scale_add__hang.py:no answer within 3 s" "scale_add__forged_reply.py:protocol violation" \
+            "scale_add__aliased.py:shares memory with an input" "scale_add__wrong_shape.py:output shape \[10006\]" \
+            "scale_add__build_error.py:build: Error building extension" "scale_add__static_p0.py:KB-TEST-P0 at line" \
+            "scale_add__cached.py:trial 2: 100[0-9]* of 10007" \
+            "scale_add__bench_size.py:trial 6 (the problem's second sizes)" \
+            "scale_add__zero_input.py:trial 1: the call changed its inputs"; do
+    f=${pair%%:*}; pat=${pair#*:}
+    sed -n "/^[A-Z0-9]* *$f /,/seconds:/p" "$tmp/all.txt" | grep -q -- "$pat" && ok || bad "$f: no \"$pat\" in its lines"
+done
+# KernelBench's own events were fooled by the preparation trick; the judge's clock was not
+sed -n '/prep_precompute/,/seconds:/p' "$tmp/all.txt" | grep -q "KernelBench's events: .*speedup [0-9.]*" && ok \
+    || bad "no KernelBench events figure for the preparation trick"
+
+# scores: correctness and fast_p from the candidates' own lines; the JSON agrees
+n=$(grep -c "^[A-Z0-9]* *scale_add__" "$tmp/all.txt")
+nc=$(grep -c "correctness: KernelBench.s 5 trials passed" "$tmp/all.txt")
+grep -q "^kernelbench scores: correctness $nc / $n " "$tmp/all.txt" && ok || bad "scores: $(grep '^kernelbench scores' "$tmp/all.txt")"
+if $py - "$tmp/r.json" "$n" "$nc" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n, nc = int(sys.argv[2]), int(sys.argv[3])
+c = d["candidates"]
+assert len(c) == n, len(c)
+assert abs(d["summary"]["correctness"] - nc / n) < 1e-6, d["summary"]
+for p in ("1.0", "1.5"):
+    want = sum(1 for x in c if x["correct"] and x["speedup"] is not None and x["speedup"] > float(p)) / n
+    assert abs(d["summary"]["fast_" + p] - want) < 1e-5, (p, d["summary"], want)
+bad = [x for x in c if x["verdict"] not in ("P0", "L1", "L2", "L3", "L4", "PASS", "SKIPPED")]
+assert not bad, bad
+assert all(x["speedup"] is None for x in c if not x["correct"])
+# the static pass's findings, read whole (a reason with braces and quotes in it)
+esc = [x for x in c if x["candidate"] == "scale_add__escape.py"][0]["static"]
+assert esc == [{"rule": "KB-TEST-SUBPROCESS", "severity": "P1", "line": 2,
+                "reason": 'starts processes {a "subprocess" call}', "fix": "compute in the model"}], esc
+pass
+EOF
+then ok; else bad "the JSON report does not agree with the text"; fi
+
+# --- a runner that breaks the protocol (kernelbench/tests/fake_runner.py) ------------
+mkdir -p "$tmp/runner"
+cp $here/sandboxed/kgate_kb_runner.py $kb/fake_runner.py "$tmp/runner/"
+t0=$(date +%s)
+run --kernelbench=$kb/problems/scale_add.py --kb-runner="$tmp/runner/fake_runner.py" $kb/protocol/*.py > "$tmp/proto.txt" 2>&1
+took=$(( $(date +%s) - t0 ))
+for pair in "long_line:a reply line longer than 4096 bytes" "escape:a byte 0x1b in a reply line" \
+            "short_payload:bytes announced, fewer came in time" "wrong_dtype:its dtype, shape and bytes do not agree"; do
+    m=${pair%%:*}; pat=${pair#*:}
+    sed -n "/^L2 *scale_add__proto_$m.py /,/seconds:/p" "$tmp/proto.txt" | grep -q "protocol violation: .*$pat" && ok \
+        || bad "proto_$m: not L2 with \"$pat\": $(grep -A1 "proto_$m" "$tmp/proto.txt" | head -2)"
+done
+[ $took -lt 120 ] && ok || bad "the protocol-breaking runners took $took s (a hang?)"
+
+# --- exit codes -------------------------------------------------------------------------
+run --kernelbench=$kb/problems/scale_add.py $kb/candidates/scale_add__torch_only.py > "$tmp/one.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "^PASS *scale_add__torch_only.py" "$tmp/one.txt" && ok || bad "one honest candidate: exit $rc: $(tail -3 "$tmp/one.txt")"
+run --kernelbench=$kb/problems/scale_add.py $kb/candidates/scale_add__wrong.py > "$tmp/one.txt" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "^kgate: FAIL" "$tmp/one.txt" && ok || bad "a stopped candidate without labels: exit $rc"
+bin/kgate --python=$py --kernelbench=$kb/problems/scale_add.py $kb/candidates/scale_add__good.py > "$tmp/nt.txt" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "^kgate: WAIVED (KernelBench problems need PyTorch" "$tmp/nt.txt" && ok \
+    || bad "without PyTorch: exit $rc: $(tail -1 "$tmp/nt.txt")"
+
+# no GPU (a fake torch without one): WAIVED, never the candidates' fault
+$py -m venv --without-pip "$tmp/venv2" > /dev/null 2>&1
+site2=$("$tmp/venv2/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+cp -r $kb/fake_torch/torch "$site2/" && : > "$site2/torch/NO_CUDA"
+bin/kgate --python="$tmp/venv2/bin/python3" --kb-rules=$kb/fake_rules.py --kernelbench=$kb/problems/scale_add.py \
+    $kb/candidates/scale_add__good.py $kb/candidates/scale_add__torch_only.py > "$tmp/nogpu.txt" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "^kgate: WAIVED (the runners could not start on a GPU" "$tmp/nogpu.txt" && \
+    grep -q "^SKIPPED *scale_add__torch_only.py" "$tmp/nogpu.txt" && ok \
+    || bad "without a GPU: exit $rc: $(grep -E '^(kgate|SKIPPED|L2)|reason' "$tmp/nogpu.txt" | head -4)"
+
+# --- bad arguments and files ------------------------------------------------------------
+run --kernelbench=$tmp/nothing.py x.py > "$tmp/b1" 2>&1
+[ $? -eq 1 ] && grep -q "cannot read it" "$tmp/b1" && ok || bad "a missing problem: $(head -1 "$tmp/b1")"
+run --kernelbench=$kb/problems/scale_add.py > "$tmp/b2" 2>&1
+[ $? -eq 1 ] && grep -q "name the candidate file" "$tmp/b2" && ok || bad "a problem without candidates: $(head -1 "$tmp/b2")"
+run --kernelbench=$kb --static-only > "$tmp/b3" 2>&1
+[ $? -eq 1 ] && grep -q "runs the full gate" "$tmp/b3" && ok || bad "--kernelbench --static-only: $(head -1 "$tmp/b3")"
+ln -s /etc/shadow "$tmp/scale_add__link.py"
+run --kernelbench=$kb/problems/scale_add.py "$tmp/scale_add__link.py" > "$tmp/b4" 2>&1
+grep -q "^L1 *scale_add__link.py.*" "$tmp/b4" && grep -q "not a regular file" "$tmp/b4" && ok \
+    || bad "a candidate that is a symbolic link: $(grep -A1 link "$tmp/b4" | head -2)"
+# a folder whose candidate has no problem: the gate's own failure, the run fails
+mkdir -p "$tmp/kbdir/problems" "$tmp/kbdir/candidates"
+cp $kb/candidates/scale_add__torch_only.py "$tmp/kbdir/candidates/missing__x.py"
+run --kernelbench="$tmp/kbdir" > "$tmp/b5" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "^SKIPPED *missing__x.py" "$tmp/b5" && grep -q "the gate could not judge some" "$tmp/b5" && ok \
+    || bad "a candidate without its problem: exit $rc: $(grep -A1 missing "$tmp/b5" | head -2)"
+# a malformed labels file is refused by line
+cp $kb/problems/scale_add.py "$tmp/kbdir/problems/"
+cp $kb/candidates/scale_add__good.py "$tmp/kbdir/candidates/"
+rm "$tmp/kbdir/candidates/missing__x.py"
+printf 'scale_add__good.py\tscale_add\tPASSED\n' > "$tmp/kbdir/labels.tsv"
+run --kernelbench="$tmp/kbdir" > "$tmp/b6" 2>&1
+[ $? -eq 1 ] && grep -q 'line 1: unknown verdict "PASSED"' "$tmp/b6" && ok || bad "a bad labels file: $(grep error "$tmp/b6")"
+# a label for a file that is not there fails the run; a file that is no candidate is named
+printf 'scale_add__good.py\tscale_add\tPASS\nscale_add__gone.py\tscale_add\tL3\n' > "$tmp/kbdir/labels.tsv"
+: > "$tmp/kbdir/candidates/notes.txt"
+run --kernelbench="$tmp/kbdir" > "$tmp/b7" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "^# labels: PROBLEM: scale_add__gone.py is labeled but is not under candidates/" "$tmp/b7" && ok \
+    || bad "a label without its candidate: exit $rc: $(grep -E 'labels|^kgate' "$tmp/b7")"
+grep -q "candidates/notes.txt: not a candidate (not PROBLEM__NAME.py), left out" "$tmp/b7" && ok \
+    || bad "a file that is no candidate was not named: $(grep notes "$tmp/b7")"
+finish

@@ -1,0 +1,214 @@
+/* test_kbcore.c: the pure parts of the KernelBench mode (kb_core.c): a
+ * runner's reply line read as the hostile text it may be (no forged
+ * fields, no oversized payload claims, no control bytes), dtypes and
+ * shapes, KernelBench's allclose (the candidate's magnitude scales the
+ * tolerance, NaN never passes), half and bfloat16 decoding, fast_p, the
+ * judge's per-call figure, pairing by name and the labels file.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "dynamic.h"
+#include "kbgate.h"
+
+static void test_reply_ok(void **state)
+{
+    (void)state;
+    kb_reply r;
+    char err[200];
+    assert_int_equal(kb_parse_reply("OK dtype=float32 shape=[4,5] bytes=80", &r, err, sizeof err), 0);
+    assert_true(r.ok);
+    assert_string_equal(kb_field(&r, "dtype"), "float32");
+    assert_string_equal(kb_field(&r, "shape"), "[4,5]");
+    assert_int_equal(r.nbytes, 80);
+    assert_null(kb_field(&r, "nothing"));
+    assert_int_equal(kb_parse_reply("OK", &r, err, sizeof err), 0);
+    assert_int_equal(r.nbytes, -1);
+    /* an ERR's message is the rest of the line, '=' and spaces included */
+    assert_int_equal(kb_parse_reply("ERR stage=run msg=RuntimeError: a=b c", &r, err, sizeof err), 0);
+    assert_false(r.ok);
+    assert_string_equal(kb_field(&r, "stage"), "run");
+    assert_string_equal(r.msg, "RuntimeError: a=b c");
+    double ms;
+    assert_int_equal(kb_parse_reply("OK mean_ms=0.25 bad_ms=nan neg_ms=-1", &r, err, sizeof err), 0);
+    assert_int_equal(kb_field_ms(&r, "mean_ms", &ms), 0);
+    assert_true(ms == 0.25);
+    assert_int_equal(kb_field_ms(&r, "bad_ms", &ms), -1);
+    assert_int_equal(kb_field_ms(&r, "neg_ms", &ms), -1);
+    long long v;
+    assert_int_equal(kb_parse_reply("OK n=12 m=x", &r, err, sizeof err), 0);
+    assert_int_equal(kb_field_ll(&r, "n", 0, 64, &v), 0);
+    assert_int_equal(v, 12);
+    assert_int_equal(kb_field_ll(&r, "n", 0, 10, &v), -1);
+    assert_int_equal(kb_field_ll(&r, "m", 0, 10, &v), -1);
+}
+
+static void test_reply_refused(void **state)
+{
+    (void)state;
+    kb_reply r;
+    char err[200];
+    static const char *const bad[] = {
+        "",                                   /* nothing */
+        "PASS",                               /* not OK or ERR */
+        "OKAY n=1",                           /* not the word OK */
+        "OK n",                               /* a field without = */
+        "OK =1",                              /* no key */
+        "OK bytes=-1",                        /* a negative size */
+        "OK bytes=1073741825",                /* over the gate's 1 GiB */
+        "OK bytes=999999999999999999999",     /* not a number the gate can hold */
+        "OK bytes=12abc",
+        "OK n=1\rPASS",                       /* a carriage return: a forged line on a terminal */
+        "OK n=\x1b[2J",                       /* an escape sequence */
+        "OK ke-y=1",                          /* a key that is not a name */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        if (kb_parse_reply(bad[i], &r, err, sizeof err) == 0) fail_msg("accepted: \"%s\"", bad[i]);
+        assert_true(strlen(err) > 5);
+    }
+    /* too many fields, a value too long, a line too long */
+    char line[KB_LINE_MAX + 64];
+    size_t l = (size_t)snprintf(line, sizeof line, "OK");
+    for (int i = 0; i < KB_MAX_FIELDS + 1; i++) l += (size_t)snprintf(line + l, sizeof line - l, " k%d=1", i);
+    assert_int_equal(kb_parse_reply(line, &r, err, sizeof err), -1);
+    snprintf(line, sizeof line, "OK v=%0200d", 1);
+    assert_int_equal(kb_parse_reply(line, &r, err, sizeof err), -1);
+    memset(line, 'a', KB_LINE_MAX + 10);
+    memcpy(line, "OK a=", 5);
+    line[KB_LINE_MAX + 10] = 0;
+    assert_int_equal(kb_parse_reply(line, &r, err, sizeof err), -1);
+}
+
+static void test_shapes_dtypes(void **state)
+{
+    (void)state;
+    kb_shape s, t;
+    assert_int_equal(kb_shape_parse("[4,5]", &s), 0);
+    assert_int_equal(s.ndim, 2);
+    assert_int_equal(s.numel, 20);
+    assert_int_equal(kb_shape_parse("[]", &t), 0);      /* a scalar */
+    assert_int_equal(t.ndim, 0);
+    assert_int_equal(t.numel, 1);
+    assert_int_equal(kb_shape_parse("[0,7]", &t), 0);
+    assert_int_equal(t.numel, 0);
+    assert_false(kb_shape_equal(&s, &t));
+    assert_int_equal(kb_shape_parse("[5,4]", &t), 0);
+    assert_false(kb_shape_equal(&s, &t));                /* same numel, another shape */
+    assert_int_equal(kb_shape_parse("[4,5]", &t), 0);
+    assert_true(kb_shape_equal(&s, &t));
+    char buf[64];
+    kb_shape_str(&s, buf, sizeof buf);
+    assert_string_equal(buf, "[4,5]");
+    static const char *const bad[] = {"4,5", "[4,5", "[4,,5]", "[-1]", "[4] ", "[1,2,3,4,5,6,7,8,9]",
+                                      "[1099511627776,1099511627776]", "[a]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (kb_shape_parse(bad[i], &s) == 0) fail_msg("shape accepted: %s", bad[i]);
+    assert_int_equal(kb_dtype_parse("bfloat16"), KB_BF16);
+    assert_int_equal(kb_dtype_parse("float"), -1);
+    assert_int_equal((int)kb_dtype_size(KB_F16), 2);
+    assert_true(kb_tolerance(KB_F32) == 1e-4);
+    assert_true(kb_tolerance(KB_F16) == 1e-2);
+    assert_true(kb_tolerance(KB_BF16) == 1e-2);
+    assert_true(kb_tolerance(KB_I64) == 0);
+    /* half and bfloat16 decoding */
+    uint16_t h[] = {0x3C00, 0xC000, 0x7C00, 0x7E00, 0x0001, 0x3555};
+    assert_true(kb_elem(h, KB_F16, 0) == 1.0);
+    assert_true(kb_elem(h, KB_F16, 1) == -2.0);
+    assert_true(isinf(kb_elem(h, KB_F16, 2)));
+    assert_true(isnan(kb_elem(h, KB_F16, 3)));
+    assert_true(kb_elem(h, KB_F16, 4) == ldexp(1.0, -24));
+    assert_true(fabs(kb_elem(h, KB_F16, 5) - 1.0 / 3.0) < 1e-3);
+    uint16_t b[] = {0x3F80, 0xC040, 0xFFFF};
+    assert_true(kb_elem(b, KB_BF16, 0) == 1.0);
+    assert_true(kb_elem(b, KB_BF16, 1) == -3.0);
+    assert_true(isnan(kb_elem(b, KB_BF16, 2)));           /* 0xFF poison bytes: NaN */
+    int64_t q[] = {-5};
+    assert_true(kb_elem(q, KB_I64, 0) == -5.0);
+}
+
+static void test_allclose(void **state)
+{
+    (void)state;
+    float ref[] = {100.0f, 1.0f, 0.0f, INFINITY, 5.0f};
+    float got[] = {100.01f, 1.0f, 0.0f, INFINITY, 5.0f};
+    long long first;
+    /* |ref - got| <= 1e-4 + 1e-4 |got|: 0.01 <= 0.0101 */
+    assert_int_equal(kb_allclose(ref, got, KB_F32, 5, 1e-4, &first), 0);
+    assert_int_equal(first, -1);
+    got[0] = 100.02f;
+    assert_int_equal(kb_allclose(ref, got, KB_F32, 5, 1e-4, &first), 1);
+    assert_int_equal(first, 0);
+    got[0] = 100.0f;
+    got[3] = -INFINITY;                                   /* an infinity matches only itself */
+    assert_int_equal(kb_allclose(ref, got, KB_F32, 5, 1e-4, &first), 1);
+    assert_int_equal(first, 3);
+    got[3] = INFINITY;
+    got[4] = NAN;                                         /* NaN never passes */
+    assert_int_equal(kb_allclose(ref, got, KB_F32, 5, 1e-4, &first), 1);
+    ref[4] = NAN;
+    assert_int_equal(kb_allclose(ref, got, KB_F32, 5, 1e-4, &first), 1);
+    int32_t a[] = {1, 2, 3}, c[] = {1, 2, 4};
+    assert_int_equal(kb_allclose(a, c, KB_I32, 3, 0, &first), 1);   /* integers: exact */
+    assert_int_equal(first, 2);
+}
+
+static void test_scores(void **state)
+{
+    (void)state;
+    int correct[] = {1, 1, 0, 1};
+    double sp[] = {1.2, 2.0, 9.0, 0.9};
+    assert_true(fabs(kb_fast_p(correct, sp, 4, 1.0) - 0.5) < 1e-12);
+    assert_true(fabs(kb_fast_p(correct, sp, 4, 1.5) - 0.25) < 1e-12);
+    assert_true(fabs(kb_fast_p(correct, sp, 4, 0.0) - 0.75) < 1e-12);
+    assert_true(kb_fast_p(correct, sp, 0, 1.0) == 0);
+    /* (interval - allowance + charge) / calls, never under 2% of the interval */
+    assert_true(fabs(kb_batch_ms(10.0, 2.0, 0.0, 4) - 2.0) < 1e-12);
+    assert_true(fabs(kb_batch_ms(10.0, 2.0, 4.0, 4) - 3.0) < 1e-12);
+    assert_true(fabs(kb_batch_ms(1.0, 5.0, 0.0, 2) - 0.01) < 1e-12);
+    assert_true(isnan(kb_batch_ms(1.0, 0.0, 0.0, 0)));
+}
+
+static void test_pairing_labels(void **state)
+{
+    (void)state;
+    char p[64];
+    assert_int_equal(kb_problem_of("dir/19_ReLU__fast_v2.py", p, sizeof p), 0);
+    assert_string_equal(p, "19_ReLU");
+    assert_int_equal(kb_problem_of("relu.py", p, sizeof p), -1);
+    assert_int_equal(kb_problem_of("__x.py", p, sizeof p), -1);
+    assert_int_equal(kb_problem_of("a__b.cu", p, sizeof p), -1);
+    kb_label l[4];
+    char err[200];
+    assert_int_equal(kb_labels_parse("# c\n\na__x.py\ta\tPASS\tgood\r\nb__y.py\tb\tL3\n", l, 4, err, sizeof err), 2);
+    assert_string_equal(l[0].file, "a__x.py");
+    assert_int_equal(l[0].expected, KG_V_PASS);
+    assert_string_equal(l[0].defect, "good");
+    assert_int_equal(l[1].expected, KG_V_L3);
+    assert_int_equal(kb_labels_parse("a__x.py\ta\tPASSED\n", l, 4, err, sizeof err), -1);
+    assert_non_null(strstr(err, "line 1"));
+    assert_int_equal(kb_labels_parse("a__x.py\ta\tPASS\na__x.py\ta\tL3\n", l, 4, err, sizeof err), -1);
+    assert_non_null(strstr(err, "twice"));
+    assert_int_equal(kb_labels_parse("a__x.py PASS\n", l, 4, err, sizeof err), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reply_ok),
+        cmocka_unit_test(test_reply_refused),
+        cmocka_unit_test(test_shapes_dtypes),
+        cmocka_unit_test(test_allclose),
+        cmocka_unit_test(test_scores),
+        cmocka_unit_test(test_pairing_labels),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
