@@ -9,7 +9,8 @@
 #   for the other to start can only pass side by side), each one's output
 #   whole, then "[i/N] name K passed (S s)"; the closing line and exit status;
 #   a test with a failure, one without its count line and a crashing cmocka
-#   program are failures; the next run starts the longest first (durations
+#   program are failures; a 9_Verification tool's tests run one after another
+#   but for those in its tests/independent; the next run starts the longest first (durations
 #   kept in build/tests/durations.tsv); SIGINT reaches the tests when the
 #   runner has it, and stays ignored when the runner was started with it
 #   ignored.
@@ -122,6 +123,23 @@ if [ "$(sed -n '/^== tests\/test_plain.sh$/{n;p}' <<<"$out")" = "line one of pla
 else bad "run_tests.sh: each output whole under its name, then a progress line for each of the 10: $out"; fi
 if [ "$(wc -l <"$r/build/tests/durations.tsv")" = 10 ]; then ok
 else bad "run_tests.sh: build/tests/durations.tsv has not one line per test: $(cat "$r/build/tests/durations.tsv")"; fi
+# a tool's tests listed in its tests/independent run beside each other (two
+# that pass only side by side), the others still one after another
+r2=$tmp/rt2
+mkdir -p "$r2/tools" "$r2/9_Verification/yy/tests"
+cp tools/run_tests.sh "$r2/tools/"
+for n in a b; do
+    other=$([ $n = a ] && echo b || echo a)
+    cat >"$r2/9_Verification/yy/tests/test_ind_$n.sh" <<EOF
+touch "$r2/started_$n"
+for i in \$(seq 600); do [ -e "$r2/started_$other" ] && break; sleep 0.1; done
+[ -e "$r2/started_$other" ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
+EOF
+done
+printf '# comment\ntest_ind_a.sh\ntest_ind_b.sh\n' >"$r2/9_Verification/yy/tests/independent"
+out2=$(cd "$r2" && TEST_JOBS=3 tools/run_tests.sh 2>&1)
+if grep -qx 'tests: 2 passed, 0 failed' <<<"$out2"; then ok
+else bad "run_tests.sh: two tests a tool lists as independent did not run side by side: $out2"; fi
 # longest first: the pair took longest last time only if made so; plant durations
 printf '15.0\ttests/test_plain.sh\n1.0\ttests/test_bad.sh\n10.0\t9_Verification/zz/tests/test_t1.sh\n10.0\t9_Verification/zz/tests/test_t2.sh\n' \
     >"$r/build/tests/durations.tsv"

@@ -47,11 +47,19 @@ while IFS= read -r t; do tests+=("$t"); done < <(
       ls tests/test_*.sh [0-9]_*/*/tests/test_*.sh 2>/dev/null; } | grep -Ev "$skip_re" | sort)
 total=${#tests[@]}
 
-# the group of a test: its 9_Verification tool, whose tests never overlap
+# the group of a test: its 9_Verification tool, whose tests never overlap,
+# but for those the tool lists in 9_Verification/<tool>/tests/independent
+# (one test name a line: tests that start none of what the tool owns on the
+# machine, e.g. the kernel gate's rule scans, which run libclang in-process)
 group=()
 for i in "${!tests[@]}"; do
     g=""
-    [[ ${tests[$i]} =~ ^(build/tests/)?9_Verification/([^/]+)/ ]] && g=${BASH_REMATCH[2]}
+    if [[ ${tests[$i]} =~ ^(build/tests/)?9_Verification/([^/]+)/ ]]; then
+        g=${BASH_REMATCH[2]}
+        n=$(basename "${tests[$i]}")
+        ind="9_Verification/$g/tests/independent"
+        [ -f "$ind" ] && grep -qxF -- "$n" "$ind" && g=""
+    fi
     group[$i]=$g
 done
 
