@@ -40,8 +40,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "candidates.h"
@@ -56,6 +60,7 @@
 #define KB_MAX_CALLS 64
 #define KB_MIN_CALLS 4
 #define KB_MAX_PAIRS 1024
+#define KB_MAX_BUILDS 32      /* builds at once (--jobs), each with a sandbox slot of its own */
 #define KB_FLOOR 0.5          /* slower than half the reference's speed: L4, as the gate's other tasks */
 
 typedef struct {
@@ -83,7 +88,8 @@ typedef struct {
     double kb_cand_ms, kb_ref_ms, kb_speedup;     /* KernelBench's events */
     double allow_c_ms, allow_r_ms, charge_ms;
     double prep_c_ms, prep_r_ms;                  /* input preparation of the batch that gave the figure */
-    double t_total;
+    double t_start, t_total;                      /* its processing's start (kg_now); to its verdict */
+    double build_t0, build_t1;                    /* its build's start and end (kg_now; 0: no build) */
 } kb_result;
 
 /* ---- a runner and its protocol ---- */
@@ -635,14 +641,29 @@ static void kb_fail(kb_result *res, const kb_side *s, int is_cand, const char *w
 
 static void kb_free_out(kb_out *o) { free(o->data); o->data = NULL; }
 
+/* The reference's runner of one problem, started once and reused by that
+ * problem's candidates: it runs only the problem's own code (the candidate's
+ * never runs in it), so what it holds is the problem's Model, loaded once
+ * with init_seed (the candidates load theirs with the same seed). */
+typedef struct {
+    kb_runner r;
+    char prob_path[PATH_MAX];  /* the problem it runs ("": none yet) */
+    int loaded, second;        /* LOAD answered; the problem has second sizes */
+    unsigned long long init_seed;
+    int start_failed;          /* its spawn failed: the problem's candidates are SKIPPED */
+    kg_sb_result rec;          /* the record of this problem's last runner that ended */
+    int have_rec;
+    int started;               /* runners started in the whole run */
+} kb_ref;
+
 /* Steps 2 and 3 for one pair (the build has run; res has no verdict yet). */
-static void kb_judge(kg_gate *g, kb_result *res, kb_runner *rr, kb_runner *cr)
+static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
 {
-    kb_side ref = {.r = rr}, cand = {.r = cr};
+    kb_side ref = {.r = &rs->r}, cand = {.r = cr};
     kb_reply rep;
     double tmo = g->o->timeout;
     enum { NT = KB_TRIALS + KB_TRIALS2 };
-    unsigned long long init_seed = kb_rand(), tseed[NT];
+    unsigned long long tseed[NT];
     for (int t = 0; t < NT; t++) tseed[t] = kb_rand();
     kb_out rout[NT];
     memset(rout, 0, sizeof rout);
@@ -663,21 +684,29 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_runner *rr, kb_runner *cr)
                  "loading the candidate: %s", cand.err);
         goto out;
     }
-    /* the reference: its model, its outputs on the 5 trials' inputs, its batches */
-    if (kb_do(&ref, 180, &rep, NULL, 0, "HELLO") != 0) { kb_fail(res, &ref, 0, "start"); goto out; }
-    static int said;
-    if (!said++) {   /* once: what the runners run on (the reference's word: trusted code) */
-        char t[200], d[200];
-        kg_text_escape(kb_field(&rep, "torch") ? kb_field(&rep, "torch") : "?", 60, t, sizeof t);
-        kg_text_escape(kb_field(&rep, "device") ? kb_field(&rep, "device") : "?", 60, d, sizeof d);
-        printf("# kernelbench: the runners: PyTorch %s on %s\n", t, d);
+    /* the reference: its model once per runner (the problem's first candidate
+     * that gets here), then for every candidate its outputs on this
+     * candidate's trial inputs and its batches (fresh seeds, timed now) */
+    if (!rs->loaded) {
+        if (kb_do(&ref, 180, &rep, NULL, 0, "HELLO") != 0) { kb_fail(res, &ref, 0, "start"); goto out; }
+        static int said;
+        if (!said++) {   /* once: what the runners run on (the reference's word: trusted code) */
+            char t[200], d[200];
+            kg_text_escape(kb_field(&rep, "torch") ? kb_field(&rep, "torch") : "?", 60, t, sizeof t);
+            kg_text_escape(kb_field(&rep, "device") ? kb_field(&rep, "device") : "?", 60, d, sizeof d);
+            printf("# kernelbench: the runners: PyTorch %s on %s\n", t, d);
+        }
+        rs->init_seed = kb_rand();
+        if (kb_do(&ref, 300, &rep, NULL, 0, "LOAD problem=/scratch/problem.py seed=%llu", rs->init_seed) != 0) {
+            kb_fail(res, &ref, 0, "load");
+            goto out;
+        }
+        long long second = 0;
+        rs->second = kb_field_ll(&rep, "second", 0, 1, &second) == 0 && second;
+        rs->loaded = 1;
     }
-    if (kb_do(&ref, 300, &rep, NULL, 0, "LOAD problem=/scratch/problem.py seed=%llu", init_seed) != 0) {
-        kb_fail(res, &ref, 0, "load");
-        goto out;
-    }
-    long long second = 0;
-    if (kb_field_ll(&rep, "second", 0, 1, &second) == 0 && second) n_tr += KB_TRIALS2;
+    unsigned long long init_seed = rs->init_seed;
+    if (rs->second) n_tr += KB_TRIALS2;
     for (int t = 0; t < n_tr; t += 2) {   /* the odd trials run the reference after the candidate */
         ref.second = t >= KB_TRIALS;
         if (kb_trial(&ref, tseed[t], 0, NULL, &rout[t], tmo) != 0 || kb_insum(&ref, rsum[t], sizeof rsum[t]) != 0) {
@@ -863,79 +892,176 @@ static int kb_copy_in(const char *src, const char *dst, char *err, size_t errlen
     return rc;
 }
 
-static void kb_pair(kg_gate *g, kb_result *res, const char *work, int idx)
+/* The candidate's scratch folder: work/NNN_cand */
+static void kb_cand_dir(const char *work, int idx, char *dir, size_t len)
 {
-    double t0 = kg_now();
+    snprintf(dir, len, "%.900s/%03d_cand", work, idx % 1000);
+}
+
+/* Before the GPU (in a build worker, beside other candidates' builds): the
+ * copies, the static pass, then the build. res->verdict stays -1 when the
+ * candidate goes on to its runs. slot: the worker's own (its sandboxes' uids). */
+static void kb_prebuild(kg_gate *g, kb_result *res, const char *work, int idx, int slot)
+{
+    res->t_start = kg_now();
     res->verdict = -1;
-    char dir[PATH_MAX], rdir[PATH_MAX], log[PATH_MAX + 32], err[300];
-    snprintf(dir, sizeof dir, "%.900s/%03d_cand", work, idx % 1000);
-    snprintf(rdir, sizeof rdir, "%.900s/%03d_ref", work, idx % 1000);
+    char dir[PATH_MAX], log[PATH_MAX + 32], err[300];
+    kb_cand_dir(work, idx, dir, sizeof dir);
     mkdir(dir, 0755);
-    mkdir(rdir, 0755);
-    char p1[PATH_MAX + 16], p2[PATH_MAX + 16], p3[PATH_MAX + 16];
+    char p1[PATH_MAX + 16], p2[PATH_MAX + 16];
     snprintf(p1, sizeof p1, "%s/cand.py", dir);
     snprintf(p2, sizeof p2, "%s/problem.py", dir);
-    snprintf(p3, sizeof p3, "%s/problem.py", rdir);
     if (kb_copy_in(res->cand_path, p1, err, sizeof err) != 0) {
         res->verdict = KG_V_L1;
         snprintf(res->reason, sizeof res->reason, "not a candidate: %s", err);
-        goto done;
+        return;
     }
-    if (kb_copy_in(res->prob_path, p2, err, sizeof err) != 0 || kb_copy_in(res->prob_path, p3, err, sizeof err) != 0) {
+    if (kb_copy_in(res->prob_path, p2, err, sizeof err) != 0) {
         res->verdict = KG_V_SKIPPED;
         res->skipped_gate = 1;
         snprintf(res->reason, sizeof res->reason, "gate: the problem %.200s: %s", res->prob_path, err);
-        goto done;
+        return;
     }
-    unsigned cuid = kg_sandbox_uid(g->sb, 0, KG_SB_COMPILE);
+    unsigned cuid = kg_sandbox_uid(g->sb, slot, KG_SB_COMPILE);
     if (cuid && chown(dir, cuid, cuid) != 0) fprintf(stderr, "kgate: warning: chown %s: %s\n", dir, strerror(errno));
-
     snprintf(log, sizeof log, "%s.static.log", dir);
-    kb_static_pass(g, res, dir, log, 0);
-    if (res->verdict >= 0) goto done;
+    kb_static_pass(g, res, dir, log, slot);
+    if (res->verdict >= 0) return;   /* stopped by the static pass: no build */
+    snprintf(log, sizeof log, "%s.build.log", dir);
+    res->build_t0 = kg_now();
+    kb_build(g, res, dir, log, slot);
+    res->build_t1 = kg_now();
+}
 
-    /* the reference's runner starts (PyTorch's import, its context) while the candidate builds */
-    kb_runner rr, cr;
-    memset(&cr, 0, sizeof cr);
+/* The builds' process: kb_prebuild for every candidate in order, at most
+ * jobs at a time, each in a worker process of its own (the results go to
+ * res, shared memory); the index of each one finished is written to wfd. */
+static void kb_builder(kg_gate *g, kb_result *res, int n, const char *work, int jobs, int wfd)
+{
+    pid_t pid[KB_MAX_BUILDS] = {0};
+    int who[KB_MAX_BUILDS], next = 0, running = 0;
+    while (next < n || running) {
+        while (running < jobs && next < n) {
+            int j = 0;
+            while (pid[j]) j++;
+            pid_t p = fork();
+            if (p == 0) {
+                close(wfd);
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                kb_prebuild(g, &res[next], work, next, 2 + j);   /* slots 0 and 1: the runners */
+                kg_sb_reap_lingering(1);
+                _exit(0);
+            }
+            if (p < 0) {
+                res[next].verdict = KG_V_SKIPPED;
+                res[next].skipped_gate = 1;
+                snprintf(res[next].reason, sizeof res[next].reason, "gate: cannot start its build: %s", strerror(errno));
+                if (write(wfd, &next, sizeof next) != sizeof next) _exit(1);
+                next++;
+                continue;
+            }
+            pid[j] = p;
+            who[j] = next++;
+            running++;
+        }
+        int st;
+        pid_t w = waitpid(-1, &st, 0);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            _exit(1);
+        }
+        for (int j = 0; j < jobs; j++) {
+            if (pid[j] != w) continue;
+            kb_result *r = &res[who[j]];
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                r->verdict = KG_V_SKIPPED;
+                r->skipped_gate = 1;
+                snprintf(r->reason, sizeof r->reason, "gate: its build's process ended abnormally (status %d)", st);
+            }
+            if (write(wfd, &who[j], sizeof who[j]) != sizeof who[j]) _exit(1);
+            pid[j] = 0;
+            running--;
+        }
+    }
+}
+
+/* Start the reference's runner of res's problem (its own scratch folder,
+ * work/NNN_ref, NNN: the problem's first candidate). */
+static void kb_ref_start(kg_gate *g, kb_ref *rs, const kb_result *res, const char *work, int idx)
+{
+    char rdir[PATH_MAX], p3[PATH_MAX + 16], log[PATH_MAX + 32], err[300];
+    snprintf(rdir, sizeof rdir, "%.900s/%03d_ref", work, idx % 1000);
+    mkdir(rdir, 0755);
+    snprintf(p3, sizeof p3, "%s/problem.py", rdir);
     snprintf(log, sizeof log, "%s.run.log", rdir);
-    if (kb_spawn_runner(g, &rr, rdir, log, 1) != 0) {
+    rs->loaded = rs->second = 0;
+    rs->start_failed = kb_copy_in(res->prob_path, p3, err, sizeof err) != 0 || kb_spawn_runner(g, &rs->r, rdir, log, 1) != 0;
+    if (!rs->start_failed) rs->started++;
+}
+
+/* End the reference's runner; its record is kept for the candidates' checks,
+ * and what the sandbox refused it is noted on res (the candidate judged last). */
+static void kb_ref_end(kg_gate *g, kb_ref *rs, kb_result *res)
+{
+    kg_sb_result rec;
+    if (!rs->r.on) return;
+    kb_end_runner(&rs->r, &rec, rs->r.hung ? 0 : 5);
+    rs->loaded = 0;
+    if (!rec.magic) return;
+    rs->rec = rec;
+    rs->have_rec = 1;
+    char why[400];
+    /* what the reference's runner did that the sandbox refused: the runner's or
+     * PyTorch's own doing, allowed to the candidates too; said, for the record */
+    if (kb_violations(g, &rec, NULL, why, sizeof why)) {
+        size_t l = strlen(res->notes);
+        snprintf(res->notes + l, sizeof res->notes - l, "the reference's runner did (allowed to both): %.200s", why);
+    }
+}
+
+/* On the GPU, one candidate at a time: its runner, the reference's (rs,
+ * started for its problem), the judge. */
+static void kb_gpu_part(kg_gate *g, kb_result *res, const char *work, int idx, kb_ref *rs)
+{
+    char dir[PATH_MAX], p2[PATH_MAX + 16], log[PATH_MAX + 32], err[300];
+    kb_cand_dir(work, idx, dir, sizeof dir);
+    snprintf(p2, sizeof p2, "%s/problem.py", dir);
+    if (rs->start_failed || !rs->r.on) {
         res->verdict = KG_V_SKIPPED;
         res->skipped_gate = 1;
         snprintf(res->reason, sizeof res->reason, "gate: cannot start the reference's runner");
-        goto done;
+        return;
     }
-    snprintf(log, sizeof log, "%s.build.log", dir);
-    kb_build(g, res, dir, log, 0);
     /* the problem again: the build ran the candidate's code with its scratch writable */
-    if (res->verdict < 0 && kb_copy_in(res->prob_path, p2, err, sizeof err) != 0) {
+    if (kb_copy_in(res->prob_path, p2, err, sizeof err) != 0) {
         res->verdict = KG_V_SKIPPED;
         res->skipped_gate = 1;
         snprintf(res->reason, sizeof res->reason, "gate: the problem %.200s: %s", res->prob_path, err);
+        return;
     }
-    if (res->verdict < 0) {
-        snprintf(log, sizeof log, "%s.run.log", dir);
-        if (kb_spawn_runner(g, &cr, dir, log, 0) != 0) {
-            res->verdict = KG_V_SKIPPED;
-            res->skipped_gate = 1;
-            snprintf(res->reason, sizeof res->reason, "gate: cannot start the candidate's runner");
-        } else {
-            kb_judge(g, res, &rr, &cr);
-        }
+    kb_runner cr;
+    memset(&cr, 0, sizeof cr);
+    snprintf(log, sizeof log, "%s.run.log", dir);
+    if (kb_spawn_runner(g, &cr, dir, log, 0) != 0) {
+        res->verdict = KG_V_SKIPPED;
+        res->skipped_gate = 1;
+        snprintf(res->reason, sizeof res->reason, "gate: cannot start the candidate's runner");
+        return;
     }
-    kg_sb_result rrec, crec;
+    kb_judge(g, res, rs, &cr);
+    kg_sb_result crec;
     kb_end_runner(&cr, &crec, cr.hung ? 0 : 5);
-    kb_end_runner(&rr, &rrec, rr.hung ? 0 : 5);
     char why[400];
-    /* an attempt to leave the sandbox stops the candidate whatever else it did */
-    if (crec.magic && kb_violations(g, &crec, rrec.magic ? &rrec : NULL, why, sizeof why)) {
-        res->verdict = KG_V_L2;
-        snprintf(res->reason, sizeof res->reason, "an attempt to leave the sandbox: %s", why);
-    }
-    /* what the reference's runner did that the sandbox refused: the runner's or
-     * PyTorch's own doing, allowed to the candidate too; said, for the record */
-    if (rrec.magic && kb_violations(g, &rrec, NULL, why, sizeof why)) {
-        size_t l = strlen(res->notes);
-        snprintf(res->notes + l, sizeof res->notes - l, "the reference's runner did (allowed to both): %.200s", why);
+    /* an attempt to leave the sandbox stops the candidate whatever else it did;
+     * what the reference's runner did too is not the candidate's doing, so an
+     * event not allowed outright is checked against the reference's record
+     * (the runner is ended for it, and a new one starts for the next) */
+    if (crec.magic && kb_violations(g, &crec, NULL, why, sizeof why)) {
+        kb_ref_end(g, rs, res);
+        if (kb_violations(g, &crec, rs->have_rec ? &rs->rec : NULL, why, sizeof why)) {
+            res->verdict = KG_V_L2;
+            snprintf(res->reason, sizeof res->reason, "an attempt to leave the sandbox: %s", why);
+        }
     }
     if (res->verdict == KG_V_L2 && crec.magic && (crec.mem_oom || crec.term_signal || (crec.exit_code != 0 && crec.exit_code != -1))) {
         char end[200];
@@ -943,9 +1069,6 @@ static void kb_pair(kg_gate *g, kb_result *res, const char *work, int idx)
         size_t l = strlen(res->reason);
         snprintf(res->reason + l, sizeof res->reason - l, " (%s)", end);
     }
-done:
-    if (res->verdict < 0) res->verdict = KG_V_L2;
-    res->t_total = kg_now() - t0;
 }
 
 /* ---- report ---- */
@@ -994,7 +1117,8 @@ static void jnum(FILE *f, const char *key, double v)
     else fprintf(f, "\"%s\":null,", key);
 }
 
-static int kb_write_json(const char *path, const kb_result *r, int n, const double *score)
+/* build_start, build_end: seconds from t_origin (the run's start), -1: no build */
+static int kb_write_json(const char *path, const kb_result *r, int n, const double *score, double t_origin)
 {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
@@ -1025,11 +1149,58 @@ static int kb_write_json(const char *path, const kb_result *r, int n, const doub
             jesc(f, "fix", r[i].find[k].fix, 0);
             fprintf(f, "}");
         }
-        fprintf(f, "],\"seconds\":%.3f}%s\n", r[i].t_total, i + 1 < n ? "," : "");
+        int built = r[i].build_t0 > 0 && r[i].build_t1 >= r[i].build_t0;   /* a build that ended */
+        fprintf(f, "],\"build_seconds\":%.3f,\"build_start\":%.3f,\"build_end\":%.3f,\"seconds\":%.3f}%s\n",
+                built ? r[i].build_t1 - r[i].build_t0 : 0.0, built ? r[i].build_t0 - t_origin : -1.0,
+                built ? r[i].build_t1 - t_origin : -1.0, r[i].t_total, i + 1 < n ? "," : "");
     }
     fprintf(f, "],\"summary\":{\"n\":%d,\"correctness\":%.6g,\"fast_1.0\":%.6g,\"fast_1.5\":%.6g,"
                "\"kb_fast_1.0\":%.6g,\"kb_fast_1.5\":%.6g}}\n", n, score[0], score[1], score[2], score[3], score[4]);
     return fclose(f);
+}
+
+static int kb_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Where the time went: the median candidate, the builds (their seconds, the
+ * share of the wall time with one running, the judging's wait for them) and
+ * the reference's runners. */
+static void kb_print_time(const kb_result *res, int n, double wall, double build_wait, int jobs, int ref_started)
+{
+    static double t[KB_MAX_PAIRS], b[KB_MAX_PAIRS];
+    static int order[KB_MAX_PAIRS];
+    int nb = 0;
+    double build_sum = 0;
+    for (int i = 0; i < n; i++) {
+        t[i] = res[i].t_total;
+        if (res[i].build_t1 > res[i].build_t0 && res[i].build_t0 > 0) {
+            order[nb] = i;
+            b[nb++] = res[i].build_t1 - res[i].build_t0;
+            build_sum += res[i].build_t1 - res[i].build_t0;
+        }
+    }
+    /* the union of the builds' intervals (insertion sort by start: a few hundred at most) */
+    for (int x = 1; x < nb; x++)
+        for (int y = x; y > 0 && res[order[y]].build_t0 < res[order[y - 1]].build_t0; y--) {
+            int tmp = order[y]; order[y] = order[y - 1]; order[y - 1] = tmp;
+        }
+    double covered = 0, end = -1;
+    for (int x = 0; x < nb; x++) {
+        double s0 = res[order[x]].build_t0, s1 = res[order[x]].build_t1;
+        if (s0 > end) { covered += s1 - s0; end = s1; }
+        else if (s1 > end) { covered += s1 - end; end = s1; }
+    }
+    qsort(t, (size_t)n, sizeof t[0], kb_cmp_double);
+    qsort(b, (size_t)nb, sizeof b[0], kb_cmp_double);
+    double med = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+    printf("kernelbench time: median %.2f s a candidate (its start to its verdict); builds: %d, %.1f s in all "
+           "(median %.1f s), %d at a time, running during %.0f%% of the wall time; the GPU part waited %.1f s "
+           "for them (%.0f%% of the wall time); reference runners started: %d\n",
+           med, nb, build_sum, nb ? (nb % 2 ? b[nb / 2] : (b[nb / 2 - 1] + b[nb / 2]) / 2) : 0.0, jobs,
+           wall > 0 ? 100.0 * covered / wall : 0.0, build_wait, wall > 0 ? 100.0 * build_wait / wall : 0.0, ref_started);
 }
 
 /* ---- the mode ---- */
@@ -1127,7 +1298,9 @@ int kb_main(kg_gate *g)
 {
     kg_opts *o = g->o;
     double wall0 = kg_now();
-    static kb_result res[KB_MAX_PAIRS];
+    /* shared with the build workers, which write their candidates' results */
+    kb_result *res = mmap(NULL, sizeof(kb_result) * KB_MAX_PAIRS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (res == MAP_FAILED) { fprintf(stderr, "kgate: error: out of memory for the results\n"); return 1; }
     char labels_path[PATH_MAX] = "";
     int n = kb_collect(g, res, KB_MAX_PAIRS, labels_path, sizeof labels_path);
     if (n < 0) return 1;
@@ -1202,13 +1375,69 @@ int kb_main(kg_gate *g)
     chmod(work, 0711);
     kb_rng_state = o->seed * 0x2545F4914F6CDD1Dull + 1;
     int waived = 0;
+    /* The builds (static pass, then the compile sandbox's import and
+     * load_inline) run in a process of their own, --jobs at a time, in the
+     * candidates' order; here, one candidate at a time, the GPU part: its
+     * runner, the reference's, the judge's clock. The reference's runner
+     * starts once per problem (before its first candidate's build is
+     * waited for) and serves the problem's candidates. */
+    int jobs = o->jobs < KB_MAX_BUILDS ? o->jobs : KB_MAX_BUILDS;
+    int bp[2];
+    if (pipe2(bp, O_CLOEXEC) != 0) { fprintf(stderr, "kgate: error: pipe: %s\n", strerror(errno)); return 1; }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t builder = fork();
+    if (builder == 0) {
+        close(bp[0]);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        kb_builder(g, res, n, work, jobs, bp[1]);
+        _exit(0);
+    }
+    close(bp[1]);
+    if (builder < 0) { fprintf(stderr, "kgate: error: cannot start the builds: %s\n", strerror(errno)); return 1; }
+    char *built = calloc((size_t)n, 1);
+    kb_ref rs;
+    memset(&rs, 0, sizeof rs);
+    double build_wait = 0;
     for (int i = 0; i < n; i++) {
-        kb_pair(g, &res[i], work, i);
+        if (strcmp(rs.prob_path, res[i].prob_path)) {   /* a new problem */
+            snprintf(rs.prob_path, sizeof rs.prob_path, "%s", res[i].prob_path);
+            rs.have_rec = 0;
+            rs.start_failed = 0;
+        }
+        if (!rs.r.on) kb_ref_start(g, &rs, &res[i], work, i);
+        double w0 = kg_now();
+        while (!built[i]) {
+            int k;
+            ssize_t got = read(bp[0], &k, sizeof k);
+            if (got < 0 && errno == EINTR) continue;
+            if (got != (ssize_t)sizeof k) {   /* the builds' process is gone: what it did not finish is the gate's failure */
+                for (int j = 0; j < n; j++)
+                    if (!built[j]) {
+                        built[j] = 1;
+                        res[j].verdict = KG_V_SKIPPED;
+                        res[j].skipped_gate = 1;
+                        snprintf(res[j].reason, sizeof res[j].reason, "gate: the builds' process ended before its build");
+                    }
+                break;
+            }
+            if (k >= 0 && k < n) built[k] = 1;
+        }
+        build_wait += kg_now() - w0;
+        if (res[i].verdict < 0) kb_gpu_part(g, &res[i], work, i, &rs);
+        /* a runner that failed or hung is not trusted with the next candidate */
+        if (res[i].skipped_gate || rs.r.hung) kb_ref_end(g, &rs, &res[i]);
+        if (i + 1 == n || strcmp(res[i + 1].prob_path, res[i].prob_path)) kb_ref_end(g, &rs, &res[i]);
+        if (res[i].verdict < 0) res[i].verdict = KG_V_L2;
+        if (res[i].t_start <= 0) res[i].t_start = w0;
+        res[i].t_total = kg_now() - res[i].t_start;
         /* no GPU: the runner says so at its start (HELLO) */
         if (res[i].skipped_gate && strstr(res[i].reason, "failed at start")) waived++;
         kb_print(stdout, &res[i]);
         fflush(stdout);
     }
+    free(built);
+    waitpid(builder, NULL, 0);
     if (!o->work && !o->keep) remove_tree(work, 0);
 
     /* scores */
@@ -1235,9 +1464,11 @@ int kb_main(kg_gate *g)
            score[3], score[4]);
     if (good + bad)
         printf("labels: interception %d / %d, false kills %d / %d\n", bad_stopped, bad, good_stopped, good);
-    printf("wall seconds: %.2f\n", kg_now() - wall0);
+    double wall = kg_now() - wall0;
+    printf("wall seconds: %.2f\n", wall);
+    kb_print_time(res, n, wall, build_wait, jobs, rs.started);
     if (o->json) {
-        if (kb_write_json(o->json, res, n, score) != 0) {
+        if (kb_write_json(o->json, res, n, score, wall0) != 0) {
             printf("kgate: FAIL (cannot write the JSON report)\n");
             return 1;
         }

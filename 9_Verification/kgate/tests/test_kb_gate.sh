@@ -18,6 +18,9 @@
 #     reply line too long, an escape byte, a payload cut short, a dtype that
 #     does not fit its bytes): L2 each, no hang;
 #   - the report: scores (correctness, fast_1.0, fast_1.5) and the JSON;
+#   - the builds run side by side (--jobs; fake compiles that take 4 s
+#     overlap), a failed build stops only its own candidate, the reference's
+#     runner starts once per problem;
 #   - the exit code: 0 when the labels are met or every candidate passes,
 #     1 otherwise, 2 (WAIVED) without PyTorch or without a GPU (the
 #     candidates SKIPPED, not blamed); bad arguments are refused.
@@ -139,6 +142,34 @@ assert esc == [{"rule": "KB-TEST-SUBPROCESS", "severity": "P1", "line": 2,
 pass
 EOF
 then ok; else bad "the JSON report does not agree with the text"; fi
+
+# --- builds side by side; one reference runner per problem ----------------------------
+# two candidates whose (fake) compiles take 4 s each and one that does not build, --jobs=3:
+# the two builds overlap (each began before the other ended, which one at a time never
+# does), the failed build stops only its own candidate, and the problem's reference
+# runner starts once for all three
+mkdir -p "$tmp/par/problems" "$tmp/par/candidates"
+cp $kb/problems/scale_add.py "$tmp/par/problems/"
+for c in a b; do
+    sed 's|^__global__|// FAKE-COMPILE-SECONDS: 4\n__global__|' $kb/candidates/scale_add__good.py \
+        > "$tmp/par/candidates/scale_add__slow_build_$c.py"
+done
+cp $kb/candidates/scale_add__build_error.py "$tmp/par/candidates/"
+run --kernelbench="$tmp/par" --jobs=3 --no-timing --work="$tmp/parwork" --json="$tmp/par.json" > "$tmp/par.txt" 2>&1
+if $py - "$tmp/par.json" <<'EOF'
+import json, sys
+c = {x["candidate"]: x for x in json.load(open(sys.argv[1]))["candidates"]}
+a, b = c["scale_add__slow_build_a.py"], c["scale_add__slow_build_b.py"]
+assert a["build_seconds"] >= 4 and b["build_seconds"] >= 4, (a, b)
+assert a["build_start"] < b["build_end"] and b["build_start"] < a["build_end"], (a, b)
+EOF
+then ok; else bad "the builds of two candidates did not overlap with --jobs=3: $(grep -o '"build_[a-z]*":[0-9.-]*' "$tmp/par.json" | tr '\n' ' ')"; fi
+grep -q "^L1 *scale_add__build_error.py" "$tmp/par.txt" && grep -q "^PASS *scale_add__slow_build_a.py" "$tmp/par.txt" && \
+    grep -q "^PASS *scale_add__slow_build_b.py" "$tmp/par.txt" && ok \
+    || bad "a failed build beside others: $(grep -E '^[A-Z0-9]+ |reason' "$tmp/par.txt")"
+n_ref=$(ls "$tmp/parwork" | grep -c '_ref\.run\.log$')
+grep -q "^kernelbench time: .*builds: 3, .* 3 at a time, .*reference runners started: 1$" "$tmp/par.txt" && [ "$n_ref" -eq 1 ] && ok \
+    || bad "one reference runner for the problem: $n_ref logs; $(grep '^kernelbench time' "$tmp/par.txt")"
 
 # --- a runner that breaks the protocol (kernelbench/tests/fake_runner.py) ------------
 mkdir -p "$tmp/runner"

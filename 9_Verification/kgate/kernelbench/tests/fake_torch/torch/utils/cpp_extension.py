@@ -1,8 +1,10 @@
 """fake load_inline: the lines after `// PY:` in the CUDA source become a
 Python module NAME.py in the build folder; `does_not_build` in the source is
-a compile error."""
+a compile error; `// FAKE-COMPILE-SECONDS: S` makes the build take S seconds
+(a compiler's time: tests of builds side by side)."""
 import importlib.util
 import os
+import time
 
 
 def _build_dir(name):
@@ -20,6 +22,9 @@ def load_inline(name, cpp_sources=None, cuda_sources=None, functions=None, build
     src = "".join(cuda_sources or []) if isinstance(cuda_sources, (list, tuple)) else (cuda_sources or "")
     if "does_not_build" in src:
         raise RuntimeError("Error building extension '%s': cuda.cu(3): error: identifier \"x\" is undefined" % name)
+    for l in src.splitlines():
+        if "// FAKE-COMPILE-SECONDS:" in l:
+            time.sleep(float(l.split(":", 1)[1]))
     d = build_directory or _build_dir(name)
     os.makedirs(d, exist_ok=True)
     lines = [l.split("// PY:", 1)[1][1:] for l in src.splitlines() if "// PY:" in l]
