@@ -935,18 +935,22 @@ static void kb_prebuild(kg_gate *g, kb_result *res, const char *work, int idx, i
 
 /* The builds' process: kb_prebuild for every candidate in order, at most
  * jobs at a time, each in a worker process of its own (the results go to
- * res, shared memory); the index of each one finished is written to wfd. */
-static void kb_builder(kg_gate *g, kb_result *res, int n, const char *work, int jobs, int wfd)
+ * res, shared memory); the index of each one finished is written to wfd.
+ * The GPU part writes to rfd how many candidates it has finished: the
+ * builds stay at most 2 x jobs candidates ahead of it, so that a candidate's
+ * seconds (its start to its verdict) are its own, not a queue's. */
+static void kb_builder(kg_gate *g, kb_result *res, int n, const char *work, int jobs, int wfd, int rfd)
 {
     pid_t pid[KB_MAX_BUILDS] = {0};
-    int who[KB_MAX_BUILDS], next = 0, running = 0;
+    int who[KB_MAX_BUILDS], next = 0, running = 0, judged = 0;
     while (next < n || running) {
-        while (running < jobs && next < n) {
+        while (running < jobs && next < n && next < judged + 2 * jobs) {
             int j = 0;
             while (pid[j]) j++;
             pid_t p = fork();
             if (p == 0) {
                 close(wfd);
+                close(rfd);
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 kb_prebuild(g, &res[next], work, next, 2 + j);   /* slots 0 and 1: the runners */
                 kg_sb_reap_lingering(1);
@@ -964,23 +968,29 @@ static void kb_builder(kg_gate *g, kb_result *res, int n, const char *work, int 
             who[j] = next++;
             running++;
         }
-        int st;
-        pid_t w = waitpid(-1, &st, 0);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            _exit(1);
+        /* the GPU part's progress (waiting for it when nothing builds), then the workers that ended */
+        struct pollfd pf = {rfd, POLLIN, 0};
+        if (poll(&pf, 1, running ? 100 : -1) > 0) {
+            int k;
+            ssize_t got = read(rfd, &k, sizeof k);
+            if (got == (ssize_t)sizeof k && k > judged) judged = k;
+            else if (got == 0) judged = n;   /* the GPU part is gone: the workers are waited for below */
         }
-        for (int j = 0; j < jobs; j++) {
-            if (pid[j] != w) continue;
-            kb_result *r = &res[who[j]];
-            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-                r->verdict = KG_V_SKIPPED;
-                r->skipped_gate = 1;
-                snprintf(r->reason, sizeof r->reason, "gate: its build's process ended abnormally (status %d)", st);
+        int st;
+        pid_t w;
+        while (running && (w = waitpid(-1, &st, WNOHANG)) > 0) {
+            for (int j = 0; j < jobs; j++) {
+                if (pid[j] != w) continue;
+                kb_result *r = &res[who[j]];
+                if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                    r->verdict = KG_V_SKIPPED;
+                    r->skipped_gate = 1;
+                    snprintf(r->reason, sizeof r->reason, "gate: its build's process ended abnormally (status %d)", st);
+                }
+                if (write(wfd, &who[j], sizeof who[j]) != sizeof who[j]) _exit(1);
+                pid[j] = 0;
+                running--;
             }
-            if (write(wfd, &who[j], sizeof who[j]) != sizeof who[j]) _exit(1);
-            pid[j] = 0;
-            running--;
         }
     }
 }
@@ -1382,18 +1392,23 @@ int kb_main(kg_gate *g)
      * starts once per problem (before its first candidate's build is
      * waited for) and serves the problem's candidates. */
     int jobs = o->jobs < KB_MAX_BUILDS ? o->jobs : KB_MAX_BUILDS;
-    int bp[2];
-    if (pipe2(bp, O_CLOEXEC) != 0) { fprintf(stderr, "kgate: error: pipe: %s\n", strerror(errno)); return 1; }
+    int bp[2], pp[2];   /* builds -> GPU part: the index built; GPU part -> builds: how many judged */
+    if (pipe2(bp, O_CLOEXEC) != 0 || pipe2(pp, O_CLOEXEC) != 0) {
+        fprintf(stderr, "kgate: error: pipe: %s\n", strerror(errno));
+        return 1;
+    }
     fflush(stdout);
     fflush(stderr);
     pid_t builder = fork();
     if (builder == 0) {
         close(bp[0]);
+        close(pp[1]);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        kb_builder(g, res, n, work, jobs, bp[1]);
+        kb_builder(g, res, n, work, jobs, bp[1], pp[0]);
         _exit(0);
     }
     close(bp[1]);
+    close(pp[0]);
     if (builder < 0) { fprintf(stderr, "kgate: error: cannot start the builds: %s\n", strerror(errno)); return 1; }
     char *built = calloc((size_t)n, 1);
     kb_ref rs;
@@ -1435,8 +1450,12 @@ int kb_main(kg_gate *g)
         if (res[i].skipped_gate && strstr(res[i].reason, "failed at start")) waived++;
         kb_print(stdout, &res[i]);
         fflush(stdout);
+        int judged = i + 1;
+        if (write(pp[1], &judged, sizeof judged) != (ssize_t)sizeof judged) { /* the builds' process is gone: seen above */ }
     }
     free(built);
+    close(pp[1]);
+    close(bp[0]);
     waitpid(builder, NULL, 0);
     if (!o->work && !o->keep) remove_tree(work, 0);
 
