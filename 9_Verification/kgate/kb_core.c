@@ -217,6 +217,40 @@ long long kb_allclose(const void *ref, const void *got, int dt, long long n, dou
 
 /* ---- scores ---- */
 
+static int kb_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double kb_median(double *v, int n)
+{
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof v[0], kb_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double kb_union_seconds(const double *t0, const double *t1, int n)
+{
+    double covered = 0, end = -INFINITY;
+    int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order), m = 0;
+    if (!order) return -1;
+    for (int i = 0; i < n; i++)
+        if (t1[i] > t0[i]) order[m++] = i;
+    for (int x = 1; x < m; x++)   /* by start (insertion sort: a few hundred at most) */
+        for (int y = x; y > 0 && t0[order[y]] < t0[order[y - 1]]; y--) {
+            int tmp = order[y]; order[y] = order[y - 1]; order[y - 1] = tmp;
+        }
+    for (int x = 0; x < m; x++) {
+        double s0 = t0[order[x]], s1 = t1[order[x]];
+        if (s0 > end) covered += s1 - s0;
+        else if (s1 > end) covered += s1 - end;
+        if (s1 > end) end = s1;
+    }
+    free(order);
+    return covered;
+}
+
 double kb_fast_p(const int *correct, const double *speedup, int n, double p)
 {
     if (n <= 0) return 0;

@@ -1127,7 +1127,7 @@ static void jnum(FILE *f, const char *key, double v)
     else fprintf(f, "\"%s\":null,", key);
 }
 
-/* build_start, build_end: seconds from t_origin (the run's start), -1: no build */
+/* build_start, build_end (-1: no build), verdict_at: seconds from t_origin (the run's start) */
 static int kb_write_json(const char *path, const kb_result *r, int n, const double *score, double t_origin)
 {
     FILE *f = fopen(path, "w");
@@ -1160,57 +1160,40 @@ static int kb_write_json(const char *path, const kb_result *r, int n, const doub
             fprintf(f, "}");
         }
         int built = r[i].build_t0 > 0 && r[i].build_t1 >= r[i].build_t0;   /* a build that ended */
-        fprintf(f, "],\"build_seconds\":%.3f,\"build_start\":%.3f,\"build_end\":%.3f,\"seconds\":%.3f}%s\n",
+        fprintf(f, "],\"build_seconds\":%.3f,\"build_start\":%.3f,\"build_end\":%.3f,\"verdict_at\":%.3f,"
+                   "\"seconds\":%.3f}%s\n",
                 built ? r[i].build_t1 - r[i].build_t0 : 0.0, built ? r[i].build_t0 - t_origin : -1.0,
-                built ? r[i].build_t1 - t_origin : -1.0, r[i].t_total, i + 1 < n ? "," : "");
+                built ? r[i].build_t1 - t_origin : -1.0, r[i].t_start + r[i].t_total - t_origin, r[i].t_total,
+                i + 1 < n ? "," : "");
     }
     fprintf(f, "],\"summary\":{\"n\":%d,\"correctness\":%.6g,\"fast_1.0\":%.6g,\"fast_1.5\":%.6g,"
                "\"kb_fast_1.0\":%.6g,\"kb_fast_1.5\":%.6g}}\n", n, score[0], score[1], score[2], score[3], score[4]);
     return fclose(f);
 }
 
-static int kb_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Where the time went: the median candidate, the builds (their seconds, the
- * share of the wall time with one running, the judging's wait for them) and
- * the reference's runners. */
+ * share of the wall time with one running, the GPU part's wait for them)
+ * and the reference's runners. */
 static void kb_print_time(const kb_result *res, int n, double wall, double build_wait, int jobs, int ref_started)
 {
-    static double t[KB_MAX_PAIRS], b[KB_MAX_PAIRS];
-    static int order[KB_MAX_PAIRS];
+    static double t[KB_MAX_PAIRS], b[KB_MAX_PAIRS], b0[KB_MAX_PAIRS], b1[KB_MAX_PAIRS];
     int nb = 0;
     double build_sum = 0;
     for (int i = 0; i < n; i++) {
         t[i] = res[i].t_total;
         if (res[i].build_t1 > res[i].build_t0 && res[i].build_t0 > 0) {
-            order[nb] = i;
-            b[nb++] = res[i].build_t1 - res[i].build_t0;
-            build_sum += res[i].build_t1 - res[i].build_t0;
+            b0[nb] = res[i].build_t0;
+            b1[nb] = res[i].build_t1;
+            b[nb] = b1[nb] - b0[nb];
+            build_sum += b[nb++];
         }
     }
-    /* the union of the builds' intervals (insertion sort by start: a few hundred at most) */
-    for (int x = 1; x < nb; x++)
-        for (int y = x; y > 0 && res[order[y]].build_t0 < res[order[y - 1]].build_t0; y--) {
-            int tmp = order[y]; order[y] = order[y - 1]; order[y - 1] = tmp;
-        }
-    double covered = 0, end = -1;
-    for (int x = 0; x < nb; x++) {
-        double s0 = res[order[x]].build_t0, s1 = res[order[x]].build_t1;
-        if (s0 > end) { covered += s1 - s0; end = s1; }
-        else if (s1 > end) { covered += s1 - end; end = s1; }
-    }
-    qsort(t, (size_t)n, sizeof t[0], kb_cmp_double);
-    qsort(b, (size_t)nb, sizeof b[0], kb_cmp_double);
-    double med = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+    double covered = kb_union_seconds(b0, b1, nb);
     printf("kernelbench time: median %.2f s a candidate (its start to its verdict); builds: %d, %.1f s in all "
            "(median %.1f s), %d at a time, running during %.0f%% of the wall time; the GPU part waited %.1f s "
            "for them (%.0f%% of the wall time); reference runners started: %d\n",
-           med, nb, build_sum, nb ? (nb % 2 ? b[nb / 2] : (b[nb / 2 - 1] + b[nb / 2]) / 2) : 0.0, jobs,
-           wall > 0 ? 100.0 * covered / wall : 0.0, build_wait, wall > 0 ? 100.0 * build_wait / wall : 0.0, ref_started);
+           kb_median(t, n), nb, build_sum, kb_median(b, nb), jobs, wall > 0 ? 100.0 * covered / wall : 0.0,
+           build_wait, wall > 0 ? 100.0 * build_wait / wall : 0.0, ref_started);
 }
 
 /* ---- the mode ---- */

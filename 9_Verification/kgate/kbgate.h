@@ -83,6 +83,12 @@ double kb_fast_p(const int *correct, const double *speedup, int n, double p);
  * is noise, not a free call). */
 double kb_batch_ms(double interval_ms, double allowance_ms, double charged_ms, int calls);
 
+/* The median of v (sorted in place; 0 when n is 0). */
+double kb_median(double *v, int n);
+/* The seconds covered by the intervals [t0[i], t1[i]] together (overlaps
+ * counted once; an interval with t1 <= t0 counts nothing); -1: no memory. */
+double kb_union_seconds(const double *t0, const double *t1, int n);
+
 /* ---- pairing and labels ---- */
 /* The problem a candidate file belongs to: "PROBLEM__NAME.py" -> "PROBLEM".
  * 0, or -1 when the name has no "__" or is not a .py file. */

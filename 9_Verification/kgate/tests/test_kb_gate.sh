@@ -20,7 +20,8 @@
 #   - the report: scores (correctness, fast_1.0, fast_1.5) and the JSON;
 #   - the builds run side by side (--jobs; fake compiles that take 4 s
 #     overlap), a failed build stops only its own candidate, the reference's
-#     runner starts once per problem;
+#     runner starts once per problem, the builds stay at most 2 x --jobs
+#     candidates ahead of the GPU part;
 #   - the exit code: 0 when the labels are met or every candidate passes,
 #     1 otherwise, 2 (WAIVED) without PyTorch or without a GPU (the
 #     candidates SKIPPED, not blamed); bad arguments are refused.
@@ -170,6 +171,24 @@ grep -q "^L1 *scale_add__build_error.py" "$tmp/par.txt" && grep -q "^PASS *scale
 n_ref=$(ls "$tmp/parwork" | grep -c '_ref\.run\.log$')
 grep -q "^kernelbench time: .*builds: 3, .* 3 at a time, .*reference runners started: 1$" "$tmp/par.txt" && [ "$n_ref" -eq 1 ] && ok \
     || bad "one reference runner for the problem: $n_ref logs; $(grep '^kernelbench time' "$tmp/par.txt")"
+
+# the builds stay at most 2 x --jobs candidates ahead of the GPU part: with --jobs=1 the
+# third candidate's build waits for the first one's verdict (a hang: 3 s at least), which
+# builds without a bound would not (theirs take a fraction of a second)
+mkdir -p "$tmp/lead/problems" "$tmp/lead/candidates"
+cp $kb/problems/scale_add.py "$tmp/lead/problems/"
+cp $kb/candidates/scale_add__hang.py "$tmp/lead/candidates/scale_add__a_hang.py"
+cp $kb/candidates/scale_add__good.py "$tmp/lead/candidates/scale_add__b_good.py"
+cp $kb/candidates/scale_add__good.py "$tmp/lead/candidates/scale_add__c_good.py"
+run --kernelbench="$tmp/lead" --jobs=1 --no-timing --json="$tmp/lead.json" > "$tmp/lead.txt" 2>&1
+if $py - "$tmp/lead.json" <<'EOF'
+import json, sys
+c = {x["candidate"]: x for x in json.load(open(sys.argv[1]))["candidates"]}
+a, cc = c["scale_add__a_hang.py"], c["scale_add__c_good.py"]
+assert a["verdict"] == "L2" and cc["verdict"] == "PASS", (a["verdict"], cc["verdict"])
+assert cc["build_start"] >= a["verdict_at"], (cc["build_start"], a["verdict_at"])
+EOF
+then ok; else bad "the builds ran more than 2 x --jobs candidates ahead: $(grep -o '"\(candidate\|verdict\|build_start\|verdict_at\)":[^,]*' "$tmp/lead.json" | tr '\n' ' ')"; fi
 
 # --- a runner that breaks the protocol (kernelbench/tests/fake_runner.py) ------------
 mkdir -p "$tmp/runner"

@@ -177,6 +177,23 @@ static void test_scores(void **state)
     assert_true(isnan(kb_batch_ms(1.0, 0.0, 0.0, 0)));
 }
 
+/* the summary's median and the builds' share of the wall time */
+static void test_times(void **state)
+{
+    (void)state;
+    double v[] = {5, 1, 3}, w[] = {4, 1, 3, 2};
+    assert_true(kb_median(v, 3) == 3);
+    assert_true(kb_median(w, 4) == 2.5);
+    assert_true(kb_median(v, 0) == 0);
+    /* [0,4] and [2,6] overlap: 6 s, not 8; [10,11] apart; [7,7] and a reversed one count nothing */
+    double t0[] = {2, 0, 10, 7, 9}, t1[] = {6, 4, 11, 7, 8};
+    assert_true(fabs(kb_union_seconds(t0, t1, 5) - 7) < 1e-12);
+    /* one inside another */
+    double u0[] = {0, 1}, u1[] = {10, 2};
+    assert_true(fabs(kb_union_seconds(u0, u1, 2) - 10) < 1e-12);
+    assert_true(kb_union_seconds(u0, u1, 0) == 0);
+}
+
 static void test_pairing_labels(void **state)
 {
     (void)state;
@@ -208,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_shapes_dtypes),
         cmocka_unit_test(test_allclose),
         cmocka_unit_test(test_scores),
+        cmocka_unit_test(test_times),
         cmocka_unit_test(test_pairing_labels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
