@@ -1394,6 +1394,7 @@ int kb_main(kg_gate *g)
     close(pp[0]);
     if (builder < 0) { fprintf(stderr, "kgate: error: cannot start the builds: %s\n", strerror(errno)); return 1; }
     char *built = calloc((size_t)n, 1);
+    if (!built) { fprintf(stderr, "kgate: error: out of memory\n"); return 1; }
     kb_ref rs;
     memset(&rs, 0, sizeof rs);
     double build_wait = 0;
