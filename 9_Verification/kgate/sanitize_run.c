@@ -102,10 +102,15 @@ static int run_tool(kg_gate *g, kg_cand *c, kg_job *j, int task, int tool, const
     if (xfd >= 0) close(xfd);
     kg_san_result r;
     if (rc != 0) {
-        memset(&r, 0, sizeof r);
-        r.verdict = KG_V_L2;
-        snprintf(r.reason, sizeof r.reason, "%s: cannot start compute-sanitizer in the sandbox",
-                 sz_tool_name(tool));
+        /* the gate's own failure (its report file, its sandbox), never the
+         * candidate's: not judged, as a scan the gate could not run */
+        if (!g->o->keep) unlink(logp);
+        c->verdict = KG_V_SKIPPED;
+        c->gate_failure = 1;
+        for (int k = 0; k < c->n_dev && k < KG_MAX_DEV; k++) c->dev[k].verdict = KG_V_SKIPPED;
+        snprintf(c->reason, sizeof c->reason, "gate: could not run compute-sanitizer's %s in the "
+                 "sandbox: not judged", sz_tool_name(tool));
+        return 1;
     } else {
         kg_sb_result rec;
         double t_end = kg_now() + SAN_TIMEOUT_S;
@@ -132,17 +137,10 @@ static int run_tool(kg_gate *g, kg_cand *c, kg_job *j, int task, int tool, const
     return 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 void sanitize_passed(kg_gate *g, kg_cand *cands, kg_job *jobs, int n, const char *sanitizer)
 {
     int tools[SZ_N_TOOLS];
     int nt = kg_san_mode_tools(g->o->sanitize, tools);
-    double *secs = calloc((size_t)n + 1, sizeof *secs);
     int n_run = 0, n_stopped = 0;
     for (int i = 0; i < n; i++) {
         kg_cand *c = &cands[i];
@@ -156,12 +154,12 @@ void sanitize_passed(kg_gate *g, kg_cand *cands, kg_job *jobs, int n, const char
             for (int k = 0; k < nt && !stopped; k++) stopped = run_tool(g, c, j, ti, tools[k], sanitizer);
             double took = kg_now() - t0;
             kg_san_note_seconds(c, took);
-            if (secs) secs[n_run] = took;
             n_run++;
             n_stopped += stopped;
             char en[1100];
             kg_text_escape(c->name, sizeof c->name, en, sizeof en);
-            printf("# sanitize: %s: %s in %.2f s\n", en, stopped ? "stopped" : "clean", took);
+            printf("# sanitize: %s: %s in %.2f s\n", en,
+                   c->gate_failure ? "not judged (the gate's failure)" : stopped ? "stopped" : "clean", took);
             if (stopped) kg_print_candidate(stdout, c);
             fflush(stdout);
         }
@@ -172,12 +170,7 @@ void sanitize_passed(kg_gate *g, kg_cand *cands, kg_job *jobs, int n, const char
             j->dir[0] = 0;
         }
     }
-    double med = 0;
-    if (secs && n_run) {
-        qsort(secs, (size_t)n_run, sizeof *secs, cmp_double);
-        med = n_run % 2 ? secs[n_run / 2] : (secs[n_run / 2 - 1] + secs[n_run / 2]) / 2;
-    }
-    printf("# sanitize (%s): %d passed candidate(s) run, %d stopped (L2), median %.2f s per candidate\n",
-           kg_san_mode_name(g->o->sanitize), n_run, n_stopped, med);
-    free(secs);
+    /* the median and the total are the summary's (sanitizer pass: ...) */
+    printf("# sanitize (%s): %d passed candidate(s) run, %d stopped\n", kg_san_mode_name(g->o->sanitize),
+           n_run, n_stopped);
 }

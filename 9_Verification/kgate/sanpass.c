@@ -204,7 +204,7 @@ void kg_san_judge(int tool, int exit_code, int timed_out, const char *xml_path,
     r->n_findings = found.n;
     if (found.n > 0) {
         const sz_detection *d = &found.d[0];
-        int known = !!strcmp(kg_san_phrase(d->kind), kg_san_phrase(NULL));
+        int known = kg_san_phrase(d->kind) != kg_san_phrase(NULL);   /* the same literal when unknown */
         snprintf(r->kind, sizeof r->kind, "%s", known ? d->kind : "other");
         where_of(d, display, r->where, sizeof r->where);
         char more[48] = "";
