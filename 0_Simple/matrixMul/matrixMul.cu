@@ -55,6 +55,8 @@
  *   unchecked_*            12: blocks inside C copy without bounds tests
  *   pipe_*                 13: fragments loaded a k ahead (a pipelined loop);
  *                              then one parameter each
+ *   steady_*               14: from pipe_*: a main loop without branches (the K
+ *                              tail first, interior blocks copy through pointers)
  * (NN: the kernel file.) The CPU baseline (double accumulation) is reported
  * as variant=cpu.
  *
@@ -95,6 +97,7 @@
 #include "kernels/11_cpasync_128x128x8_s2.cuh"
 #include "kernels/12_unchecked_128x128x8_w64x64_s3.cuh"
 #include "kernels/13_pipe_128x128x8_w64x64_s3.cuh"
+#include "kernels/14_steady_128x256x8_w64x64_s3.cuh"
 /* An exercise (exercises/README.md): built with -DEXERCISE='"exercises/exN_<name>.cuh"',
  * its kernel mm_exercise becomes the variant `exercise`. */
 #ifdef EXERCISE
@@ -293,6 +296,27 @@ static void run_pipe(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
+/* steady_*: the launch of pipe_* (a 1D grid, row by row). */
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MINB>
+static void run_steady(void *p, cudaStream_t s)
+{
+    typedef wt_cfg<BM, BN, BK, WM, WN, STAGES> cfg;
+    static_assert(fits_registers<cfg::NT, MINB>(), "launch bounds");
+    static_assert(cfg::SMEM_BYTES * MINB <= 227 * 1024, "MINB blocks' stages fit in shared memory");
+    mm_ctx *x = (mm_ctx *)p;
+    static int opted_in = 0;
+    if (!opted_in) {
+        CUDA_CHECK(cudaFuncSetAttribute(mm_steady<BM, BN, BK, WM, WN, STAGES, MINB>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)cfg::SMEM_BYTES));
+        opted_in = 1;
+    }
+    const int blocks = CEIL_DIV(x->M, BM) * CEIL_DIV(x->N, BN); /* <= 256 * 256 */
+    mm_steady<BM, BN, BK, WM, WN, STAGES, MINB><<<blocks, cfg::NT, cfg::SMEM_BYTES, s>>>(
+        x->M, x->N, x->K, x->alpha, x->A, x->B, x->beta, x->C);
+    CHECK_LAUNCH();
+}
+
 #ifdef EXERCISE
 /* The exercise's kernel, on the grid and block its file chooses. */
 static void run_exercise(void *p, cudaStream_t s)
@@ -356,6 +380,8 @@ static const variant variants[] = {
     {"pipe_256x128x8_w64x64_s3", run_pipe<256, 128, 8, 64, 64, 3, 1, 1>, VK_KERNEL, 256, 128, "256x128x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x128x8_w64x64_s3 with a 256x128 block tile"},
     {"pipe_128x128x8_w64x64_s3_g8", run_pipe<128, 128, 8, 64, 64, 3, 2, 8>, VK_KERNEL, 128, 128, "128x128x8, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x8_w64x64_s3 with blocks in bands of 8 tile rows"},
     {"pipe_128x128x16_w64x64_s3_g8", run_pipe<128, 128, 16, 64, 64, 3, 2, 8>, VK_KERNEL, 128, 128, "128x128x16, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x16_w64x64_s3 with blocks in bands of 8 tile rows"},
+    {"steady_128x256x8_w64x64_s3", run_steady<128, 256, 8, 64, 64, 3, 1>, VK_KERNEL, 128, 256, "128x256x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x256x8_w64x64_s3 with a main loop without branches: K tail first, pointer copies"},
+    {"steady_128x128x8_w64x64_s3", run_steady<128, 128, 8, 64, 64, 3, 2>, VK_KERNEL, 128, 128, "128x128x8, 128 threads, warp 64x64, 3 stages", "the same change from pipe_128x128x8_w64x64_s3"},
 #ifdef EXERCISE
 #define MM_STR_(x) #x
 #define MM_STR(x) MM_STR_(x)
