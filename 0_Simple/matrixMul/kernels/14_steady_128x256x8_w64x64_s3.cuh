@@ -177,7 +177,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)
     typedef wt_cfg<BM, BN, BK, WM, WN, STAGES> cfg;
     constexpr int NT = cfg::NT, LDA = cfg::LDA, LDB = cfg::LDB;
     constexpr int SUB_M = cfg::SUB_M, SUB_N = cfg::SUB_N, TM = SUB_M * 4, TN = SUB_N * 4;
-    static_assert(STAGES >= 3, "the copies of step kt+STAGES-1 go into the stage step kt-1 used");
+    static_assert(STAGES >= 2, "at least double buffering");
     static_assert(BM % WM == 0 && BN % WN == 0 && WM % 32 == 0 && WN % 16 == 0,
                   "block tile is whole warp tiles, warp tile is whole 4x4 sub-blocks");
     static_assert(BK % 8 == 0 && BM % 32 == 0 && BM * BK % NT == 0 && BN * BK % (4 * NT) == 0,
