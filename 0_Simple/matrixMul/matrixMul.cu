@@ -297,7 +297,7 @@ static void run_pipe(void *p, cudaStream_t s)
 }
 
 /* steady_*: the launch of pipe_* (a 1D grid, row by row). */
-template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MINB>
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MINB, bool PF>
 static void run_steady(void *p, cudaStream_t s)
 {
     typedef wt_cfg<BM, BN, BK, WM, WN, STAGES> cfg;
@@ -306,13 +306,13 @@ static void run_steady(void *p, cudaStream_t s)
     mm_ctx *x = (mm_ctx *)p;
     static int opted_in = 0;
     if (!opted_in) {
-        CUDA_CHECK(cudaFuncSetAttribute(mm_steady<BM, BN, BK, WM, WN, STAGES, MINB>,
+        CUDA_CHECK(cudaFuncSetAttribute(mm_steady<BM, BN, BK, WM, WN, STAGES, MINB, PF>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)cfg::SMEM_BYTES));
         opted_in = 1;
     }
     const int blocks = CEIL_DIV(x->M, BM) * CEIL_DIV(x->N, BN); /* <= 256 * 256 */
-    mm_steady<BM, BN, BK, WM, WN, STAGES, MINB><<<blocks, cfg::NT, cfg::SMEM_BYTES, s>>>(
+    mm_steady<BM, BN, BK, WM, WN, STAGES, MINB, PF><<<blocks, cfg::NT, cfg::SMEM_BYTES, s>>>(
         x->M, x->N, x->K, x->alpha, x->A, x->B, x->beta, x->C);
     CHECK_LAUNCH();
 }
@@ -380,8 +380,9 @@ static const variant variants[] = {
     {"pipe_256x128x8_w64x64_s3", run_pipe<256, 128, 8, 64, 64, 3, 1, 1>, VK_KERNEL, 256, 128, "256x128x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x128x8_w64x64_s3 with a 256x128 block tile"},
     {"pipe_128x128x8_w64x64_s3_g8", run_pipe<128, 128, 8, 64, 64, 3, 2, 8>, VK_KERNEL, 128, 128, "128x128x8, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x8_w64x64_s3 with blocks in bands of 8 tile rows"},
     {"pipe_128x128x16_w64x64_s3_g8", run_pipe<128, 128, 16, 64, 64, 3, 2, 8>, VK_KERNEL, 128, 128, "128x128x16, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x16_w64x64_s3 with blocks in bands of 8 tile rows"},
-    {"steady_128x256x8_w64x64_s3", run_steady<128, 256, 8, 64, 64, 3, 1>, VK_KERNEL, 128, 256, "128x256x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x256x8_w64x64_s3 with a main loop without branches: K tail first, pointer copies"},
-    {"steady_128x128x8_w64x64_s3", run_steady<128, 128, 8, 64, 64, 3, 2>, VK_KERNEL, 128, 128, "128x128x8, 128 threads, warp 64x64, 3 stages", "the same change from pipe_128x128x8_w64x64_s3"},
+    {"steady_128x256x8_w64x64_s3", run_steady<128, 256, 8, 64, 64, 3, 1, false>, VK_KERNEL, 128, 256, "128x256x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x256x8_w64x64_s3 with a main loop without branches: K tail first, pointer copies"},
+    {"steady_128x128x8_w64x64_s3", run_steady<128, 128, 8, 64, 64, 3, 2, false>, VK_KERNEL, 128, 128, "128x128x8, 128 threads, warp 64x64, 3 stages", "the same change from pipe_128x128x8_w64x64_s3"},
+    {"steady_128x256x8_w64x64_s3_pf", run_steady<128, 256, 8, 64, 64, 3, 1, true>, VK_KERNEL, 128, 256, "128x256x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "steady_128x256x8_w64x64_s3 with the L2 fetching whole 128-byte lines for its copies"},
 #ifdef EXERCISE
 #define MM_STR_(x) #x
 #define MM_STR(x) MM_STR_(x)

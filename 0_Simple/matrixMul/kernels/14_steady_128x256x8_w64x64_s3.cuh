@@ -84,10 +84,41 @@ __device__ __forceinline__ void steady_copy_checked(float *As, float *Bs,
     }
 }
 
+/* cp.async with an L2 prefetch hint (steady_*_pf): on a miss, the L2 fetches
+ * the whole 128-byte line around the element from memory, not only its
+ * 32-byte sector. A warp's copies of A take one sector of each of 4 rows
+ * (8 k of 4 bytes), so the line holds this row's next 3 K-steps too.
+ * Without the hint (PF false), 00_cp_async.cuh's copies. */
+template <bool PF>
+__device__ __forceinline__ void steady_cp4(float *smem, const float *gmem)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (PF) {
+        unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+        asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 4;\n" ::"r"(s), "l"(gmem));
+        return;
+    }
+#endif
+    cp_async4(smem, gmem, true);
+}
+
+template <bool PF>
+__device__ __forceinline__ void steady_cp16(float *smem, const float *gmem)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (PF) {
+        unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+        asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+        return;
+    }
+#endif
+    cp_async16(smem, gmem, true);
+}
+
 /* The copies of a whole K-step of an interior block: a and b point at this
  * thread's first element of A and of B in that step; the others are a fixed
  * number of rows away (a_rows, b_rows elements). */
-template <int BM, int BN, int BK, int NT, int LDA, int LDB>
+template <int BM, int BN, int BK, int NT, int LDA, int LDB, bool PF>
 __device__ __forceinline__ void steady_copy_fast(float *As, float *Bs, const float *a,
                                                  const float *b, size_t a_rows, size_t b_rows)
 {
@@ -97,10 +128,10 @@ __device__ __forceinline__ void steady_copy_fast(float *As, float *Bs, const flo
     const int rb = threadIdx.x / (BN / 4), nq = (threadIdx.x % (BN / 4)) * 4;
 #pragma unroll
     for (int i = 0; i < BM * BK / NT; i++)
-        cp_async4(&As[ka * LDA + ra + i * map::ROWS_APART], a + i * a_rows, true);
+        steady_cp4<PF>(&As[ka * LDA + ra + i * map::ROWS_APART], a + i * a_rows);
 #pragma unroll
     for (int i = 0; i < BN * BK / 4 / NT; i++)
-        cp_async16(&Bs[(rb + i * map::B_ROWS_APART) * LDB + nq], b + i * b_rows, true);
+        steady_cp16<PF>(&Bs[(rb + i * map::B_ROWS_APART) * LDB + nq], b + i * b_rows);
 }
 
 /* The main loop, for K-step kt (stage rd), as pipe_*'s: issue the copies of
@@ -109,7 +140,7 @@ __device__ __forceinline__ void steady_copy_fast(float *As, float *Bs, const flo
  * first, then load its k = 0. FAST: the interior block's copies (see the
  * top of the file); the prologue has copied steps 0..STAGES-2 and loaded
  * the fragments of k = 0 into fa[0], fb[0]. */
-template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool FAST>
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool FAST, bool PF>
 __device__ __forceinline__ void steady_loop(float (&acc)[(WM / 32) * 4][(WN / 16) * 4],
                                             float (&fa)[2][(WM / 32) * 4],
                                             float (&fb)[2][(WN / 16) * 4], float *smem,
@@ -136,8 +167,8 @@ __device__ __forceinline__ void steady_loop(float (&acc)[(WM / 32) * 4][(WN / 16
     for (int kt = 0; kt < ntiles; kt++) {
         float *stw = smem + wr * cfg::STAGE_FLOATS;
         if (FAST) {
-            steady_copy_fast<BM, BN, BK, NT, LDA, LDB>(stw, stw + cfg::A_FLOATS, a, b, a_rows,
-                                                       b_rows);
+            steady_copy_fast<BM, BN, BK, NT, LDA, LDB, PF>(stw, stw + cfg::A_FLOATS, a, b,
+                                                           a_rows, b_rows);
             if (kt + STAGES < ntiles) { /* the next step to copy exists: move to it */
                 a += BK;
                 b += b_step;
@@ -169,7 +200,7 @@ __device__ __forceinline__ void steady_loop(float (&acc)[(WM / 32) * 4][(WN / 16
     }
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MINB>
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MINB, bool PF>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)
     mm_steady(int M, int N, int K, float alpha, const float *__restrict__ A,
               const float *__restrict__ B, float beta, float *__restrict__ C)
@@ -209,11 +240,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)
     __syncthreads();
     load_fragments<LDA, LDB, SUB_M, SUB_N>(smem, smem + cfg::A_FLOATS, 0, am, bn, fa[0], fb[0]);
     if (fast)
-        steady_loop<BM, BN, BK, WM, WN, STAGES, true>(acc, fa, fb, smem, A, B, M, N, K, row0, col0,
-                                                      am, bn, ntiles, kofs, b_vec);
+        steady_loop<BM, BN, BK, WM, WN, STAGES, true, PF>(acc, fa, fb, smem, A, B, M, N, K, row0,
+                                                          col0, am, bn, ntiles, kofs, b_vec);
     else
-        steady_loop<BM, BN, BK, WM, WN, STAGES, false>(acc, fa, fb, smem, A, B, M, N, K, row0,
-                                                       col0, am, bn, ntiles, kofs, b_vec);
+        steady_loop<BM, BN, BK, WM, WN, STAGES, false, PF>(acc, fa, fb, smem, A, B, M, N, K, row0,
+                                                           col0, am, bn, ntiles, kofs, b_vec);
     cp_async_wait<0>(); /* nothing may be in flight when the block exits */
     warp_tile_store<SUB_M, SUB_N>(C, M, N, row0 + am, col0 + bn, acc, alpha, beta, b_vec);
 }
