@@ -31,13 +31,29 @@
  *    that is never read; and the fragments of the next step are loaded even
  *    after the last one (from a stage in shared memory, into registers that
  *    are then not used).
- * Predicted: the loop's issue cycles come down by the share of the
- * branches and the address arithmetic, a gain of up to ~5% (1232 -> ~1165
- * static cycles per K-step), toward cuBLAS but not past it.
- * Measured: (measured on the H200: see results).
+ * Predicted: +2 to +7% at 4096^3, so 92-97% of cuBLAS. Two warps share
+ * each scheduler (one 256-thread block per SM), so a warp's stall can be
+ * filled by the other's instructions: the instruction count (1136 -> 1116,
+ * -1.8%) is the floor of the gain, the stall cycles (1232 -> 1156, -6.2%)
+ * its ceiling, reached where both warps wait at once (after the barrier,
+ * where they start together). The shared loads are not scheduled further
+ * ahead than in pipe_* (ptxas puts each about 40 instructions before its
+ * first use; cuBLAS about 185): not changed here, and a risk.
  *
- * steady_128x128x8_w64x64_s3 makes the same change from
- * pipe_128x128x8_w64x64_s3 (two 128-thread blocks per SM).
+ * The others, one change each:
+ *  - steady_128x128x8_w64x64_s3: the same change from
+ *    pipe_128x128x8_w64x64_s3 (two 128-thread blocks per SM; its interior
+ *    K-step 1125 instructions in 1173 issue cycles). Predicted: about as
+ *    steady_128x256x8_w64x64_s3 gains over pipe_128x256x8_w64x64_s3.
+ *  - steady_128x256x8_w64x64_s3_pf, from steady_128x256x8_w64x64_s3: the
+ *    interior loop's copies ask the L2 to fetch the whole 128-byte line on a
+ *    miss (cp.async ... .L2::128B; in the SASS LDGSTS.E.LTC128B, which is
+ *    what cuBLAS's loop issues too). A's copies read 32 bytes of each row
+ *    per K-step, so one line holds a row's next three K-steps. Predicted:
+ *    0 to +2%: the L2 hit rate of the copies rises (cuBLAS 89%, pipe_* 80%
+ *    in NOTEBOOK.md), which matters only where a copy's latency is not
+ *    hidden by the two K-steps in flight.
+ * Measured: (measured on the H200: see results).
  */
 #pragma once
 #include "00_load_store.cuh"
