@@ -174,8 +174,8 @@ __device__ __forceinline__ void steady_loop(float (&acc)[(WM / 32) * 4][(WN / 16
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int ra = (warp / map::KO) * 4 + lane / 8, ka = (warp % map::KO) * 8 + lane % 8;
     const int rb = threadIdx.x / (BN / 4), nq = (threadIdx.x % (BN / 4)) * 4;
-    const float *a = A + (size_t)(row0 + ra) * K + (p * BK - kofs + ka);
-    const float *b = B + (size_t)(p * BK - kofs + rb) * N + (col0 + nq);
+    const float *a = FAST ? A + (size_t)(row0 + ra) * K + (p * BK - kofs + ka) : A;
+    const float *b = FAST ? B + (size_t)(p * BK - kofs + rb) * N + (col0 + nq) : B;
     const size_t a_rows = (size_t)map::ROWS_APART * K, b_rows = (size_t)map::B_ROWS_APART * N;
     const size_t b_step = (size_t)BK * N;
 
