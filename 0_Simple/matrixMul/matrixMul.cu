@@ -63,8 +63,10 @@
  * FLOPs counted: 2*M*N*K per GEMM (the beta*C term is not counted).
  * Without a GPU: tests/test_mm_host.c (cmocka) and tests/cpu_sim/run.sh (the
  * kernels run on CPU threads); ./ptxas_table.sh prints registers, shared
- * memory and spills per kernel; `make bench` fills the README's results
- * table from a real run (tools/results_table.sh).
+ * memory and spills per kernel; sass_loop.py reads a kernel's main loop from
+ * `cuobjdump -sass` (instructions, FFMAs, issue cycles per K-step); `make
+ * bench` fills the README's results table from a real run
+ * (tools/results_table.sh).
  */
 #include <stdio.h>
 #include <stdlib.h>
