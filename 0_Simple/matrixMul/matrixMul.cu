@@ -55,14 +55,18 @@
  *   unchecked_*            12: blocks inside C copy without bounds tests
  *   pipe_*                 13: fragments loaded a k ahead (a pipelined loop);
  *                              then one parameter each
+ *   steady_*               14: from pipe_*: a main loop without branches (the K
+ *                              tail first, interior blocks copy through pointers)
  * (NN: the kernel file.) The CPU baseline (double accumulation) is reported
  * as variant=cpu.
  *
  * FLOPs counted: 2*M*N*K per GEMM (the beta*C term is not counted).
  * Without a GPU: tests/test_mm_host.c (cmocka) and tests/cpu_sim/run.sh (the
  * kernels run on CPU threads); ./ptxas_table.sh prints registers, shared
- * memory and spills per kernel; `make bench` fills the README's results
- * table from a real run (tools/results_table.sh).
+ * memory and spills per kernel; sass_loop.py reads a kernel's main loop from
+ * `cuobjdump -sass` (instructions, FFMAs, issue cycles per K-step); `make
+ * bench` fills the README's results table from a real run
+ * (tools/results_table.sh).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +99,7 @@
 #include "kernels/11_cpasync_128x128x8_s2.cuh"
 #include "kernels/12_unchecked_128x128x8_w64x64_s3.cuh"
 #include "kernels/13_pipe_128x128x8_w64x64_s3.cuh"
+#include "kernels/14_steady_128x256x8_w64x64_s3.cuh"
 /* An exercise (exercises/README.md): built with -DEXERCISE='"exercises/exN_<name>.cuh"',
  * its kernel mm_exercise becomes the variant `exercise`. */
 #ifdef EXERCISE
@@ -293,6 +298,27 @@ static void run_pipe(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
+/* steady_*: the launch of pipe_* (a 1D grid, row by row). */
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MINB, bool PF>
+static void run_steady(void *p, cudaStream_t s)
+{
+    typedef wt_cfg<BM, BN, BK, WM, WN, STAGES> cfg;
+    static_assert(fits_registers<cfg::NT, MINB>(), "launch bounds");
+    static_assert(cfg::SMEM_BYTES * MINB <= 227 * 1024, "MINB blocks' stages fit in shared memory");
+    mm_ctx *x = (mm_ctx *)p;
+    static int opted_in = 0;
+    if (!opted_in) {
+        CUDA_CHECK(cudaFuncSetAttribute(mm_steady<BM, BN, BK, WM, WN, STAGES, MINB, PF>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)cfg::SMEM_BYTES));
+        opted_in = 1;
+    }
+    const int blocks = CEIL_DIV(x->M, BM) * CEIL_DIV(x->N, BN); /* <= 256 * 256 */
+    mm_steady<BM, BN, BK, WM, WN, STAGES, MINB, PF><<<blocks, cfg::NT, cfg::SMEM_BYTES, s>>>(
+        x->M, x->N, x->K, x->alpha, x->A, x->B, x->beta, x->C);
+    CHECK_LAUNCH();
+}
+
 #ifdef EXERCISE
 /* The exercise's kernel, on the grid and block its file chooses. */
 static void run_exercise(void *p, cudaStream_t s)
@@ -356,6 +382,9 @@ static const variant variants[] = {
     {"pipe_256x128x8_w64x64_s3", run_pipe<256, 128, 8, 64, 64, 3, 1, 1>, VK_KERNEL, 256, 128, "256x128x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x128x8_w64x64_s3 with a 256x128 block tile"},
     {"pipe_128x128x8_w64x64_s3_g8", run_pipe<128, 128, 8, 64, 64, 3, 2, 8>, VK_KERNEL, 128, 128, "128x128x8, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x8_w64x64_s3 with blocks in bands of 8 tile rows"},
     {"pipe_128x128x16_w64x64_s3_g8", run_pipe<128, 128, 16, 64, 64, 3, 2, 8>, VK_KERNEL, 128, 128, "128x128x16, 128 threads, warp 64x64, 3 stages, bands of 8", "pipe_128x128x16_w64x64_s3 with blocks in bands of 8 tile rows"},
+    {"steady_128x256x8_w64x64_s3", run_steady<128, 256, 8, 64, 64, 3, 1, false>, VK_KERNEL, 128, 256, "128x256x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "pipe_128x256x8_w64x64_s3 with a main loop without branches: K tail first, pointer copies"},
+    {"steady_128x128x8_w64x64_s3", run_steady<128, 128, 8, 64, 64, 3, 2, false>, VK_KERNEL, 128, 128, "128x128x8, 128 threads, warp 64x64, 3 stages", "the same change from pipe_128x128x8_w64x64_s3"},
+    {"steady_128x256x8_w64x64_s3_pf", run_steady<128, 256, 8, 64, 64, 3, 1, true>, VK_KERNEL, 128, 256, "128x256x8, 256 threads, warp 64x64, 3 stages, 1 block/SM", "steady_128x256x8_w64x64_s3 with the L2 fetching whole 128-byte lines for its copies"},
 #ifdef EXERCISE
 #define MM_STR_(x) #x
 #define MM_STR(x) MM_STR_(x)

@@ -83,6 +83,8 @@ struct variant_run { const char *name; int bm, bn; runner run; };
     r.push_back({NAME, BM, BN, [](ARGS) { launch(GRID2(BM, BN), dim3((BM / WM) * (BN / WN) * 32), K(mm_unchecked<BM, BN, BK, WM, WN, S, MINB>)); }})
 #define PIPE(NAME, BM, BN, BK, WM, WN, S, MINB, G) \
     r.push_back({NAME, BM, BN, [](ARGS) { launch(dim3(CD(M, BM) * CD(N, BN)), dim3((BM / WM) * (BN / WN) * 32), K(mm_pipelined<BM, BN, BK, WM, WN, S, MINB, G>)); }})
+#define STEADY(NAME, BM, BN, BK, WM, WN, S, MINB, PF) \
+    r.push_back({NAME, BM, BN, [](ARGS) { launch(dim3(CD(M, BM) * CD(N, BN)), dim3((BM / WM) * (BN / WN) * 32), K(mm_steady<BM, BN, BK, WM, WN, S, MINB, PF>)); }})
 static std::vector<variant_run> runners()
 {
     std::vector<variant_run> r;
@@ -120,6 +122,9 @@ static std::vector<variant_run> runners()
     PIPE("pipe_256x128x8_w64x64_s3", 256, 128, 8, 64, 64, 3, 1, 1);
     PIPE("pipe_128x128x8_w64x64_s3_g8", 128, 128, 8, 64, 64, 3, 2, 8);
     PIPE("pipe_128x128x16_w64x64_s3_g8", 128, 128, 16, 64, 64, 3, 2, 8);
+    STEADY("steady_128x256x8_w64x64_s3", 128, 256, 8, 64, 64, 3, 1, false);
+    STEADY("steady_128x128x8_w64x64_s3", 128, 128, 8, 64, 64, 3, 2, false);
+    STEADY("steady_128x256x8_w64x64_s3_pf", 128, 256, 8, 64, 64, 3, 1, true);
 #ifdef EXERCISE  // the exercise file's kernel, grid and block (exercises/README.md)
     r.push_back({"exercise", EXERCISE_BM, EXERCISE_BN, [](ARGS) { launch(exercise_grid(M, N), exercise_block(), K(mm_exercise)); }});
 #endif
