@@ -25,6 +25,7 @@
  *  14 wgmma_ws_128x128     stages released one wgmma group later (wait_group 1)
  *  15 wgmma_ws_128x256     64x256 per consumer (m64n256k16)
  *  16 wgmma_ws_persistent  one block per SM looping over tiles
+ *  17 wgmma_ws_streamk     the last, partial round of tiles split along K
  *
  * Build:  make -C 6_Advanced/tensorCoreGemm     (or `make tensorCoreGemm`); with SMS
  *         containing 90 the Hopper kernels are built for sm_90a (the build says so)
@@ -135,6 +136,7 @@ __global__ void probe_arch(int *out)
 #include "kernels/14_wgmma_ws_128x128.cuh"
 #include "kernels/15_wgmma_ws_128x256.cuh"
 #include "kernels/16_wgmma_ws_persistent.cuh"
+#include "kernels/17_wgmma_ws_streamk.cuh"
 /* An exercise (exercises/README.md) brings its kernel's pieces and the
  * launcher its variant row runs: EXERCISE_BASE (the step it modifies),
  * EXERCISE_RUN, EXERCISE_HOPPER, EXERCISE_WHAT. */
@@ -152,6 +154,8 @@ typedef struct {
     CUtensorMap tmA, tmB;  /* over A and B, built when the TMA variants can run */
     int sm_count;
     int grid_limit;        /* persistent kernels: 0 = one block per SM */
+    float *work;           /* step 17's partial tiles: work_slots of TC_BM x 256 floats */
+    int work_slots;
 } gemm_ctx;
 
 /* Row-major C = A*B is column-major C^T = B^T A^T: cuBLAS gets (N, M, K) with B
@@ -337,6 +341,37 @@ static void run_wgmma_ws(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
+/* Step 17: one block per SM (or grid_limit), the last round's tiles cut along
+ * K (tc_tail_split), then the kernel that adds their pieces, on the same
+ * stream: it starts when every piece is in the workspace. */
+template <class CFG>
+static void run_wgmma_ws_streamk(void *p, cudaStream_t s)
+{
+    gemm_ctx *x = (gemm_ctx *)p;
+    static_assert(CFG::BN == 256, "a workspace slot holds TC_BM x 256 floats");
+    const size_t smem = wg_smem_bytes<CFG::BN>(CFG::STAGES);
+    static int opted_in = 0;
+    if (!opted_in) {
+        allow_smem((const void *)gemm_wgmma_ws_streamk<CFG::BN, CFG::STAGES>, smem);
+        opted_in = 1;
+    }
+    const int grid = x->grid_limit > 0 ? x->grid_limit : x->sm_count;
+    const tc_tail_plan plan = tc_tail_split(tma_tiles(x, CFG::BN), grid, CEIL_DIV(x->K, TC_BK));
+    if (plan.split_tiles * plan.pieces > x->work_slots) {
+        fprintf(stderr, "tensorCoreGemm: internal error: %d pieces need more than the %d workspace "
+                        "slots\n", plan.split_tiles * plan.pieces, x->work_slots);
+        exit(1);
+    }
+    gemm_wgmma_ws_streamk<CFG::BN, CFG::STAGES>
+        <<<grid, 384, smem, s>>>(x->tmA, x->tmB, x->C, x->work, x->M, x->N, x->K, plan);
+    CHECK_LAUNCH();
+    if (plan.split_tiles > 0) {
+        gemm_streamk_fixup<CFG::BN><<<dim3(plan.split_tiles, SK_FIXUP_Y), 256, 0, s>>>(
+            x->work, x->C, x->M, x->N, plan);
+        CHECK_LAUNCH();
+    }
+}
+
 /* ---- variant table -------------------------------------------------------- */
 
 typedef struct {
@@ -388,6 +423,9 @@ static const variant variants[] = {
      "128x256x64, 4 stages, 1 producer + 2 consumer warpgroups", "64x256 per consumer (m64n256k16)"},
     {"wgmma_ws_persistent", run_wgmma_ws<wgmma_ws_persistent_cfg>, 0, 1, 1,
      "128x256x64, 4 stages, one block per SM", "one block per SM, looping over tiles"},
+    {"wgmma_ws_streamk", run_wgmma_ws_streamk<wgmma_ws_streamk_cfg>, 0, 1, 1,
+     "128x256x64, 4 stages, one block per SM, last round split along K",
+     "the last, partial round of tiles split along K, pieces added in a fixed order"},
 #ifdef EXERCISE
     {"exercise", EXERCISE_RUN, 0, EXERCISE_HOPPER, 0, "as " EXERCISE_BASE, EXERCISE_WHAT},
 #endif
@@ -803,6 +841,10 @@ int main(int argc, char **argv)
     }
     CUBLAS_CHECK(cublasCreate(&b.ctx.blas));
     b.ctx.sm_count = dev.sm_count;
+    if (b.hopper) { /* step 17's workspace: at most one partial tile per block, one block per SM */
+        b.ctx.work_slots = dev.sm_count;
+        CUDA_CHECK(cudaMalloc(&b.ctx.work, (size_t)dev.sm_count * TC_BM * 256 * sizeof(float)));
+    }
 
     /* 1. Small problems against the CPU. */
     for (int i = 0; i < n_shapes; i++) {
@@ -941,6 +983,7 @@ int main(int argc, char **argv)
     }
 
     CUBLAS_CHECK(cublasDestroy(b.ctx.blas));
+    if (b.ctx.work) CUDA_CHECK(cudaFree(b.ctx.work));
     CUDA_CHECK(cudaFree(b.d_A));
     CUDA_CHECK(cudaFree(b.d_B));
     CUDA_CHECK(cudaFree(b.d_Cref));
