@@ -26,6 +26,8 @@
  *  15 wgmma_ws_128x256     64x256 per consumer (m64n256k16)
  *  16 wgmma_ws_persistent  one block per SM looping over tiles
  *  17 wgmma_ws_streamk     the last, partial round of tiles split along K
+ *  18 wgmma_ws_pack_b      B copied first into rows 128 bytes apart (if they are not)
+ *  19 wgmma_ws_pack        A too
  *
  * Build:  make -C 6_Advanced/tensorCoreGemm     (or `make tensorCoreGemm`); with SMS
  *         containing 90 the Hopper kernels are built for sm_90a (the build says so)
@@ -137,6 +139,8 @@ __global__ void probe_arch(int *out)
 #include "kernels/15_wgmma_ws_128x256.cuh"
 #include "kernels/16_wgmma_ws_persistent.cuh"
 #include "kernels/17_wgmma_ws_streamk.cuh"
+#include "kernels/18_wgmma_ws_pack_b.cuh"
+#include "kernels/19_wgmma_ws_pack.cuh"
 /* An exercise (exercises/README.md) brings its kernel's pieces and the
  * launcher its variant row runs: EXERCISE_BASE (the step it modifies),
  * EXERCISE_RUN, EXERCISE_HOPPER, EXERCISE_WHAT. */
@@ -156,6 +160,8 @@ typedef struct {
     int grid_limit;        /* persistent kernels: 0 = one block per SM */
     float *work;           /* step 17's partial tiles: work_slots of TC_BM x 256 floats */
     int work_slots;
+    uint16_t *pA, *pB;     /* steps 18, 19: A and B with rows tc_pitch_128 elements apart */
+    CUtensorMap tmAp, tmBp; /* over pA and pB */
 } gemm_ctx;
 
 /* Row-major C = A*B is column-major C^T = B^T A^T: cuBLAS gets (N, M, K) with B
@@ -345,9 +351,8 @@ static void run_wgmma_ws(void *p, cudaStream_t s)
  * K (tc_tail_split), then the kernel that adds their pieces, on the same
  * stream: it starts when every piece is in the workspace. */
 template <class CFG>
-static void run_wgmma_ws_streamk(void *p, cudaStream_t s)
+static void launch_streamk(gemm_ctx *x, const CUtensorMap *tmA, const CUtensorMap *tmB, cudaStream_t s)
 {
-    gemm_ctx *x = (gemm_ctx *)p;
     static_assert(CFG::BN == 256, "a workspace slot holds TC_BM x 256 floats");
     const size_t smem = wg_smem_bytes<CFG::BN>(CFG::STAGES);
     static int opted_in = 0;
@@ -363,13 +368,37 @@ static void run_wgmma_ws_streamk(void *p, cudaStream_t s)
         exit(1);
     }
     gemm_wgmma_ws_streamk<CFG::BN, CFG::STAGES>
-        <<<grid, 384, smem, s>>>(x->tmA, x->tmB, x->C, x->work, x->M, x->N, x->K, plan);
+        <<<grid, 384, smem, s>>>(*tmA, *tmB, x->C, x->work, x->M, x->N, x->K, plan);
     CHECK_LAUNCH();
     if (plan.split_tiles > 0) {
         gemm_streamk_fixup<CFG::BN><<<dim3(plan.split_tiles, SK_FIXUP_Y), 256, 0, s>>>(
             x->work, x->C, x->M, x->N, plan);
         CHECK_LAUNCH();
     }
+}
+template <class CFG>
+static void run_wgmma_ws_streamk(void *p, cudaStream_t s)
+{
+    gemm_ctx *x = (gemm_ctx *)p;
+    launch_streamk<CFG>(x, &x->tmA, &x->tmB, s);
+}
+
+/* Steps 18 and 19: an operand whose rows are not a multiple of 128 bytes apart
+ * is copied first (pack_rows, timed with the GEMM) and read from the copy. */
+static void pack_operand(const gemm_ctx *x, const uint16_t *src, uint16_t *dst, int rows, int cols,
+                         cudaStream_t s)
+{
+    pack_rows<<<x->sm_count * 8, 256, 0, s>>>(src, dst, rows, cols, tc_pitch_128(cols));
+    CHECK_LAUNCH();
+}
+template <class CFG>
+static void run_wgmma_ws_pack(void *p, cudaStream_t s)
+{
+    gemm_ctx *x = (gemm_ctx *)p;
+    const int pack_a = CFG::PACK_A && x->K % 64 != 0, pack_b = CFG::PACK_B && x->N % 64 != 0;
+    if (pack_a) pack_operand(x, x->A, x->pA, x->M, x->K, s);
+    if (pack_b) pack_operand(x, x->B, x->pB, x->K, x->N, s);
+    launch_streamk<CFG>(x, pack_a ? &x->tmAp : &x->tmA, pack_b ? &x->tmBp : &x->tmB, s);
 }
 
 /* ---- variant table -------------------------------------------------------- */
@@ -426,6 +455,12 @@ static const variant variants[] = {
     {"wgmma_ws_streamk", run_wgmma_ws_streamk<wgmma_ws_streamk_cfg>, 0, 1, 1,
      "128x256x64, 4 stages, one block per SM, last round split along K",
      "the last, partial round of tiles split along K, pieces added in a fixed order"},
+    {"wgmma_ws_pack_b", run_wgmma_ws_pack<wgmma_ws_pack_b_cfg>, 0, 1, 1,
+     "as wgmma_ws_streamk, B copied first where N*2 is not a multiple of 128",
+     "B copied first into rows 128 bytes apart, where its rows are not"},
+    {"wgmma_ws_pack", run_wgmma_ws_pack<wgmma_ws_pack_cfg>, 0, 1, 1,
+     "as wgmma_ws_pack_b, A copied too where K*2 is not a multiple of 128",
+     "A copied first too, where its rows are not 128 bytes apart"},
 #ifdef EXERCISE
     {"exercise", EXERCISE_RUN, 0, EXERCISE_HOPPER, 0, "as " EXERCISE_BASE, EXERCISE_WHAT},
 #endif
@@ -525,7 +560,7 @@ static void sync_or_fail(const char *what)
 /* Build A's and B's tensor maps for the current problem (boxes of 128 x 64 for
  * A, 64 x 64 for B, 128-byte swizzle, zeros outside the matrix). */
 static void make_tmap(gemm_bufs *b, CUtensorMap *map, const uint16_t *ptr, int rows, int cols,
-                      int box_rows)
+                      int box_rows, int pitch)
 {
     tc_tmap t;
     char err[256];
@@ -534,7 +569,7 @@ static void make_tmap(gemm_bufs *b, CUtensorMap *map, const uint16_t *ptr, int r
         exit(report_finish());
     }
     cuuint64_t dims[2] = {t.dim[0], t.dim[1]};
-    cuuint64_t strides[1] = {t.stride_bytes};
+    cuuint64_t strides[1] = {(cuuint64_t)pitch * 2}; /* cols * 2 = t.stride_bytes, or a copy's */
     cuuint32_t box[2] = {t.box[0], t.box[1]};
     cuuint32_t elem_strides[2] = {1, 1};
     CUresult r = b->encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)ptr, dims, strides, box,
@@ -560,8 +595,12 @@ static void set_problem(gemm_bufs *b, gemm_ctx *x, int M, int N, int K, const ui
     x->grid_limit = 0;
     char why[256];
     if (b->hopper && tc_tma_shape_ok(N, K, why, sizeof why)) {
-        make_tmap(b, &x->tmA, A, M, K, TC_BM);
-        make_tmap(b, &x->tmB, B, K, N, TC_BK);
+        make_tmap(b, &x->tmA, A, M, K, TC_BM, K);
+        make_tmap(b, &x->tmB, B, K, N, TC_BK, N);
+        if (x->pA) { /* steps 18, 19: over the copies (written by each run) */
+            make_tmap(b, &x->tmAp, x->pA, M, K, TC_BM, tc_pitch_128(K));
+            make_tmap(b, &x->tmBp, x->pB, K, N, TC_BK, tc_pitch_128(N));
+        }
     }
 }
 
@@ -754,8 +793,11 @@ int main(int argc, char **argv)
     const int n_patterns = (int)(sizeof patterns / sizeof patterns[0]);
 
     long long maxA = (long long)M * K, maxB = (long long)K * N, maxC = (long long)M * N;
+    long long maxPA = (long long)M * tc_pitch_128(K), maxPB = (long long)K * tc_pitch_128(N);
     for (int i = 0; i < n_shapes + n_patterns; i++) {
         const problem *p = i < n_shapes ? &shapes[i] : &patterns[i - n_shapes];
+        if ((long long)p->M * tc_pitch_128(p->K) > maxPA) maxPA = (long long)p->M * tc_pitch_128(p->K);
+        if ((long long)p->K * tc_pitch_128(p->N) > maxPB) maxPB = (long long)p->K * tc_pitch_128(p->N);
         if ((long long)p->M * p->K > maxA) maxA = (long long)p->M * p->K;
         if ((long long)p->K * p->N > maxB) maxB = (long long)p->K * p->N;
         if ((long long)p->M * p->N > maxC) maxC = (long long)p->M * p->N;
@@ -844,6 +886,9 @@ int main(int argc, char **argv)
     if (b.hopper) { /* step 17's workspace: at most one partial tile per block, one block per SM */
         b.ctx.work_slots = dev.sm_count;
         CUDA_CHECK(cudaMalloc(&b.ctx.work, (size_t)dev.sm_count * TC_BM * 256 * sizeof(float)));
+        /* steps 18, 19: the copies of A and B with rows 128 bytes apart */
+        CUDA_CHECK(cudaMalloc(&b.ctx.pA, (size_t)maxPA * 2));
+        CUDA_CHECK(cudaMalloc(&b.ctx.pB, (size_t)maxPB * 2));
     }
 
     /* 1. Small problems against the CPU. */
@@ -984,6 +1029,8 @@ int main(int argc, char **argv)
 
     CUBLAS_CHECK(cublasDestroy(b.ctx.blas));
     if (b.ctx.work) CUDA_CHECK(cudaFree(b.ctx.work));
+    if (b.ctx.pA) CUDA_CHECK(cudaFree(b.ctx.pA));
+    if (b.ctx.pB) CUDA_CHECK(cudaFree(b.ctx.pB));
     CUDA_CHECK(cudaFree(b.d_A));
     CUDA_CHECK(cudaFree(b.d_B));
     CUDA_CHECK(cudaFree(b.d_Cref));
