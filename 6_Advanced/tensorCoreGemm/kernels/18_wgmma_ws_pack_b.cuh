@@ -10,11 +10,13 @@
  * rows of B are 10000 bytes apart, 16 bytes past a multiple of 128 (and of 32):
  * 7 of every 8 box rows of B straddle two 128-byte lines, and each touches 5
  * 32-byte sectors instead of 4. At 6000x5000x4000 every wgmma step (8 to 16)
- * ran at 71-76% of its own speed at 4096^3 against cuBLAS (README, Deep dive),
- * while the steps before TMA lost 4-5%; the strides are the candidate, not a
- * measurement. The copy reads and writes B once (2 x 40 MB at 6000x5000x4000:
- * about 25 us at 3.3 TB/s, about 7% of cuBLAS's 0.336 ms), so it pays only if
- * the misaligned rows cost the GEMM more than that.
+ * ran at 66-78% of its own TFLOP/s at 4096^3, the steps before TMA at 88-95%
+ * (results/H200/tensorCoreGemm__m_6000_n_5000_k_4000.txt, commit cd59140, and
+ * results/H200/tensorCoreGemm__m_4096_n_4096_k_4096.txt, commit cd59140;
+ * README, Deep dive): the strides are the candidate, not a measurement. The
+ * copy reads and writes B once (2 x 40 MB at 6000x5000x4000: about 25 us at
+ * 3.3 TB/s, about 7% of cuBLAS's 0.3362 ms there), so it pays only if the
+ * misaligned rows cost the GEMM more than that.
  * Prediction, to be measured: at 6000x5000x4000 faster than step 17 if B's
  * alignment is what costs; 6000x5120x4000 (B aligned, A not) against
  * 6000x5000x4000 measures the same question without the copy.
