@@ -116,28 +116,36 @@ __global__ void __launch_bounds__(384, 1) gemm_wgmma_ws_streamk(const __grid_con
 /* The tail tiles' sums: block (r, y) adds, for tail tile r, accumulator pairs
  * (i, i+1), i even, of the y-th eighth of the tile's 128 accumulators a
  * consumer thread holds, over its `pieces` partial tiles in order 0, 1, ...,
- * and stores them where wg_store would have: C(row, col), C(row, col + 1). */
+ * and stores them where wg_store would have: C(row, col), C(row, col + 1).
+ * CL (step 18 on: 2) is the blocks per cluster: the plan's tiles are then
+ * pairs of tiles one above the other, block x = 2r + h adds half h of tail
+ * pair r, and the CTA of rank h of a cluster wrote its pieces to slots
+ * CL * (the plan's slot) + h. */
 #define SK_FIXUP_Y 16 /* blocks per tail tile; 256 threads each */
-template <int BN>
+template <int BN, int CL>
 __global__ void __launch_bounds__(256) gemm_streamk_fixup(const float *__restrict__ work,
                                                           float *__restrict__ C, int M, int N,
                                                           tc_tail_plan plan)
 {
 #if TC_SM90A
     constexpr int PER_Y = (BN / 2) / SK_FIXUP_Y; /* accumulators per thread and block */
+    constexpr size_t SLOT = (size_t)TC_BM * BN;   /* floats of one partial tile */
     static_assert(PER_Y % 2 == 0, "pairs of accumulators");
-    const int r = blockIdx.x, t = threadIdx.x, c = t / 128, warp = (t % 128) / 32, lane = t % 32;
-    int tm, tn;
-    tc_tile_of(plan.dp_tiles + r, CEIL_DIV(M, TC_BM), CEIL_DIV(N, BN), WG_GROUP_M, &tm, &tn);
-    const float *p = work + (size_t)r * plan.pieces * (TC_BM * BN) + t;
+    const int r = blockIdx.x / CL, h = blockIdx.x % CL, t = threadIdx.x, c = t / 128,
+              warp = (t % 128) / 32, lane = t % 32;
+    int tp, tn;
+    tc_tile_of(plan.dp_tiles + r, CEIL_DIV(CEIL_DIV(M, TC_BM), CL), CEIL_DIV(N, BN), WG_GROUP_M / CL,
+               &tp, &tn);
+    const int tm = tp * CL + h;
+    const float *p = work + ((size_t)r * plan.pieces * CL + h) * SLOT + t;
     const int row_lo = tm * TC_BM + c * 64 + warp * 16 + lane / 4;
 #pragma unroll
     for (int q = 0; q < PER_Y; q += 2) {
         const int i = blockIdx.y * PER_Y + q;
         float x0 = p[i * 256], x1 = p[(i + 1) * 256];
         for (int s = 1; s < plan.pieces; s++) {
-            x0 += p[(size_t)s * (TC_BM * BN) + i * 256];
-            x1 += p[(size_t)s * (TC_BM * BN) + (i + 1) * 256];
+            x0 += p[s * CL * SLOT + i * 256];
+            x1 += p[s * CL * SLOT + (i + 1) * 256];
         }
         /* wg_store's map: element i is row +8 when (i/2) is odd, column 8*(i/4) + 2*(lane%4) */
         const int row = row_lo + 8 * ((i / 2) % 2), col = tn * BN + 8 * (i / 4) + 2 * (lane % 4);

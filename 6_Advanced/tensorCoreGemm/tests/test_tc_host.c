@@ -12,7 +12,7 @@
  *     MN-major layouts they describe land on the bytes TMA wrote
  *   - the grouped tile order is a bijection
  *   - step 17's schedule: every K-step of every tile once, pieces in their slots
- *   - steps 18, 19: the copies' row pitch is the least multiple of 128 bytes
+ *   - steps 19, 20: the copies' row pitch is the least multiple of 128 bytes
  */
 #include <stdarg.h>
 #include <stddef.h>

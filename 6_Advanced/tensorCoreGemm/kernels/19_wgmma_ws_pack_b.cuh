@@ -1,11 +1,11 @@
-/* Step 18: wgmma_ws_pack_b -- B's rows copied 128 bytes apart first.
+/* Step 19: wgmma_ws_pack_b -- B's rows copied 128 bytes apart first.
  *
- * The one change from step 17 (wgmma_ws_streamk): where a row of B (N * 2
+ * The one change from step 18 (wgmma_ws_multicast): where a row of B (N * 2
  * bytes) is not a multiple of 128 bytes, the launcher first copies B, on the
  * GPU and inside the timed run, into a buffer whose rows are tc_pitch_128(N)
  * elements apart (pack_rows below), and the TMA boxes are read from that copy.
- * The GEMM kernels are step 17's; where N * 2 is a multiple of 128 (8192^3,
- * 4096^3) nothing is copied and this step is step 17.
+ * The GEMM kernels are step 18's; where N * 2 is a multiple of 128 (8192^3,
+ * 4096^3) nothing is copied and this step is step 18.
  * Why it might help: a TMA box row is 128 bytes (64 BF16). At N = 5000 the
  * rows of B are 10000 bytes apart, 16 bytes past a multiple of 128 (and of 32):
  * 7 of every 8 box rows of B straddle two 128-byte lines, and each touches 5
@@ -17,9 +17,10 @@
  * copy reads and writes B once (2 x 40 MB at 6000x5000x4000: about 25 us at
  * 3.3 TB/s, about 7% of cuBLAS's 0.3362 ms there), so it pays only if the
  * misaligned rows cost the GEMM more than that.
- * Prediction, to be measured: at 6000x5000x4000 faster than step 17 if B's
- * alignment is what costs; 6000x5120x4000 (B aligned, A not) against
- * 6000x5000x4000 measures the same question without the copy.
+ * Prediction, to be measured: at 6000x5000x4000 faster than step 18 if B's
+ * alignment is what still costs after step 18 halved B's traffic;
+ * 6000x5120x4000 (B aligned, A not) against 6000x5000x4000 measures the same
+ * question without the copy.
  * Measured: (measured on the H200: see results). */
 
 /* Copy X (rows x cols BF16, row-major, cols a multiple of 8) into Y, whose
