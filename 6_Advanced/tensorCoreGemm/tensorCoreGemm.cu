@@ -394,13 +394,21 @@ static void launch_multicast(gemm_ctx *x, const CUtensorMap *tmA, const CUtensor
     static_assert(CFG::BN == 256, "a workspace slot holds TC_BM x 256 floats");
     const void *kernel = (const void *)gemm_wgmma_ws_multicast<CFG::BN, CFG::STAGES>;
     const size_t smem = wg_smem_bytes<CFG::BN>(CFG::STAGES);
+    cudaLaunchAttribute cluster2;
+    cluster2.id = cudaLaunchAttributeClusterDimension;
+    cluster2.val.clusterDim.x = 2;
+    cluster2.val.clusterDim.y = 1;
+    cluster2.val.clusterDim.z = 1;
+    cudaLaunchConfig_t lc = {};
+    lc.blockDim = dim3(384);
+    lc.dynamicSmemBytes = smem;
+    lc.stream = s;
+    lc.attrs = &cluster2;
+    lc.numAttrs = 1;
     static int max_clusters = 0;
     if (!max_clusters) {
         allow_smem(kernel, smem);
-        cudaLaunchConfig_t lc = {};
         lc.gridDim = dim3(x->sm_count / 2 * 2);
-        lc.blockDim = dim3(384);
-        lc.dynamicSmemBytes = smem;
         int n = 0;
         if (cudaOccupancyMaxActiveClusters(&n, kernel, &lc) != cudaSuccess || n < 1) {
             (void)cudaGetLastError(); /* not fatal: assume every pair of SMs holds one */
@@ -416,8 +424,9 @@ static void launch_multicast(gemm_ctx *x, const CUtensorMap *tmA, const CUtensor
                         "workspace slots\n", 2 * plan.split_tiles * plan.pieces, x->work_slots);
         exit(1);
     }
-    gemm_wgmma_ws_multicast<CFG::BN, CFG::STAGES>
-        <<<2 * clusters, 384, smem, s>>>(*tmA, *tmB, x->C, x->work, x->M, x->N, x->K, plan);
+    lc.gridDim = dim3(2 * clusters);
+    CUDA_CHECK(cudaLaunchKernelEx(&lc, gemm_wgmma_ws_multicast<CFG::BN, CFG::STAGES>, *tmA, *tmB, x->C,
+                                  x->work, x->M, x->N, x->K, plan));
     CHECK_LAUNCH();
     if (plan.split_tiles > 0) {
         gemm_streamk_fixup<CFG::BN, 2><<<dim3(2 * plan.split_tiles, SK_FIXUP_Y), 256, 0, s>>>(

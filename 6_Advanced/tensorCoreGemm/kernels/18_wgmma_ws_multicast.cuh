@@ -1,7 +1,7 @@
 /* Step 18: wgmma_ws_multicast -- two blocks share each box of B.
  *
  * The one change from step 17 (wgmma_ws_streamk): the blocks run as clusters
- * of 2 (__cluster_dims__), and the two blocks of a cluster multiply the two
+ * of 2 (a launch attribute: cudaLaunchKernelEx), and the two blocks of a cluster multiply the two
  * 128x256 tiles one above the other: the same 256 columns of B, different
  * rows of A. Each block still loads its own A box, but only half of the
  * stage's B (2 of the 4 boxes of 64 columns), with a multicast TMA copy that
@@ -71,8 +71,10 @@ __device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtens
 }
 #endif
 
+/* Launched as clusters of 2 only (the launcher's attribute; __cluster_dims__
+ * would not compile for the sm_80 builds, where this kernel is empty). */
 template <int BN, int STAGES>
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
+__global__ void __launch_bounds__(384, 1)
     gemm_wgmma_ws_multicast(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
                             float *__restrict__ C, float *__restrict__ work, int M, int N, int K,
                             tc_tail_plan plan)
