@@ -115,11 +115,15 @@ __global__ void __launch_bounds__(384, 1)
                 int tp, tn;
                 tc_tile_of(w.tile, pair_rows, tiles_n, WG_GROUP_M / 2, &tp, &tn);
                 const int m0 = (2 * tp + (int)rank) * TC_BM, n0 = tn * BN;
+                /* with an odd number of tile rows, the second tile of the last pair
+                 * lies below A: it still loads its half of B for its partner, and
+                 * reads some rows of A whose products it never stores */
+                const int a_row = m0 < M ? m0 : 0;
                 for (int kt = w.k0; kt < w.k1; kt++, g++) {
                     const int s = g % STAGES, n = g / STAGES;
                     if (n > 0) mbar_wait(empty(s), (n - 1) & 1); /* use n-1 read by both blocks */
                     mbar_arrive_expect_tx(full(s), cfg::STAGE_BYTES); /* A, and all of B: half from the partner */
-                    tma_load_2d(sA(s), &tmA, full(s), kt * TC_BK, m0);
+                    tma_load_2d(sA(s), &tmA, full(s), kt * TC_BK, a_row);
 #pragma unroll
                     for (int j = 0; j < MY_BOXES; j++) {
                         const int box = (int)rank * MY_BOXES + j;
