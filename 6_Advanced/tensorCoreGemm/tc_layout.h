@@ -12,6 +12,10 @@
  *                               wgmma.mma_async with the 128-byte swizzle
  *   tc_tile_of(t, ...)          block tile t -> (tile row, tile column), grouped
  *                               so that consecutive blocks share panels of A and B in L2
+ *   tc_tail_split, tc_unit_of   step 17: the last round's tiles cut along K, and
+ *                               which tile and K-steps each block multiplies
+ *   tc_pitch_128(cols)          steps 19, 20: the row pitch of a copy whose rows
+ *                               start on 128-byte boundaries
  */
 #ifndef TC_LAYOUT_H
 #define TC_LAYOUT_H
@@ -95,6 +99,80 @@ TC_HD void tc_tile_of(int t, int tiles_m, int tiles_n, int group, int *tm, int *
     int in_group = t % per_group;
     *tm = first_m + in_group % rows;
     *tn = in_group / rows;
+}
+
+/* ---- the last wave split along K (step 17) ---------------------------------
+ * A persistent grid of `grid` blocks over `ntiles` tiles runs ntiles / grid
+ * full rounds and then a last round of R = ntiles % grid tiles, with
+ * grid - R blocks idle (6000x5000x4000 in 128x256 tiles: 940 tiles on 132
+ * SMs, a last round of 16 tiles: 116 SMs idle for a whole tile's time).
+ * The split: the first ntiles - R tiles stay whole ("data-parallel": block b
+ * takes tiles b, b + grid, ...); each of the R tail tiles is cut along K into
+ * S = grid / R pieces (at most one per K-step), so R * S <= grid blocks each
+ * multiply one piece. A piece's sums go to the workspace, slot = the block
+ * that made it; a second kernel adds a tail tile's S partial tiles in the
+ * fixed order piece 0, 1, ..., S-1 and stores the tile: the result is the
+ * same on every run. When S would be 1 (R > grid / 2, or R = 0) nothing is
+ * split and every tile stays whole. */
+typedef struct {
+    int dp_tiles;    /* tiles 0 .. dp_tiles-1: whole, stored straight to C */
+    int split_tiles; /* tiles dp_tiles .. ntiles-1: cut into `pieces` along K */
+    int pieces;      /* 1 when nothing is split */
+} tc_tail_plan;
+
+TC_HD tc_tail_plan tc_tail_split(int ntiles, int grid, int nk)
+{
+    tc_tail_plan p;
+    int r = ntiles % grid; /* ntiles < grid: every tile is in the last round */
+    int s = r > 0 ? grid / r : 1;
+    if (s > nk) s = nk; /* a piece is at least one K-step */
+    if (s < 2) {
+        p.dp_tiles = ntiles;
+        p.split_tiles = 0;
+        p.pieces = 1;
+    } else {
+        p.dp_tiles = ntiles - r;
+        p.split_tiles = r;
+        p.pieces = s;
+    }
+    return p;
+}
+
+/* One unit of work: K-steps [k0, k1) of tile `tile`; slot < 0: the whole K,
+ * stored to C; slot >= 0: a piece, its sums stored to workspace slot `slot`. */
+typedef struct {
+    int tile, k0, k1, slot;
+} tc_unit;
+
+/* Block b's unit number u (0, 1, ...) of the plan: its whole tiles first,
+ * then its piece of a tail tile, if it has one. Returns 0 past its last. */
+TC_HD int tc_unit_of(const tc_tail_plan *p, int b, int u, int grid, int nk, tc_unit *w)
+{
+    int n_whole = p->dp_tiles > b ? (p->dp_tiles - 1 - b) / grid + 1 : 0;
+    if (u < n_whole) {
+        w->tile = b + u * grid;
+        w->k0 = 0;
+        w->k1 = nk;
+        w->slot = -1;
+        return 1;
+    }
+    if (u == n_whole && b < p->split_tiles * p->pieces) {
+        int s = b % p->pieces;
+        w->tile = p->dp_tiles + b / p->pieces;
+        w->k0 = s * nk / p->pieces;
+        w->k1 = (s + 1) * nk / p->pieces;
+        w->slot = b;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- rows 128 bytes apart (steps 19 and 20) --------------------------------
+ * The row pitch, in BF16 elements, of a copy of a matrix with `cols` columns
+ * whose every row starts on a 128-byte boundary: cols rounded up to 64. */
+TC_HD int tc_pitch_128(int cols)
+{
+    return (cols + 63) / 64 * 64;
 }
 
 #endif /* TC_LAYOUT_H */

@@ -25,6 +25,10 @@
  *  14 wgmma_ws_128x128     stages released one wgmma group later (wait_group 1)
  *  15 wgmma_ws_128x256     64x256 per consumer (m64n256k16)
  *  16 wgmma_ws_persistent  one block per SM looping over tiles
+ *  17 wgmma_ws_streamk     the last, partial round of tiles split along K
+ *  18 wgmma_ws_multicast   clusters of 2 blocks sharing each box of B (TMA multicast)
+ *  19 wgmma_ws_pack_b      B copied first into rows 128 bytes apart (if they are not)
+ *  20 wgmma_ws_pack        A too
  *
  * Build:  make -C 6_Advanced/tensorCoreGemm     (or `make tensorCoreGemm`); with SMS
  *         containing 90 the Hopper kernels are built for sm_90a (the build says so)
@@ -135,6 +139,10 @@ __global__ void probe_arch(int *out)
 #include "kernels/14_wgmma_ws_128x128.cuh"
 #include "kernels/15_wgmma_ws_128x256.cuh"
 #include "kernels/16_wgmma_ws_persistent.cuh"
+#include "kernels/17_wgmma_ws_streamk.cuh"
+#include "kernels/18_wgmma_ws_multicast.cuh"
+#include "kernels/19_wgmma_ws_pack_b.cuh"
+#include "kernels/20_wgmma_ws_pack.cuh"
 /* An exercise (exercises/README.md) brings its kernel's pieces and the
  * launcher its variant row runs: EXERCISE_BASE (the step it modifies),
  * EXERCISE_RUN, EXERCISE_HOPPER, EXERCISE_WHAT. */
@@ -152,6 +160,10 @@ typedef struct {
     CUtensorMap tmA, tmB;  /* over A and B, built when the TMA variants can run */
     int sm_count;
     int grid_limit;        /* persistent kernels: 0 = one block per SM */
+    float *work;           /* step 17's partial tiles: work_slots of TC_BM x 256 floats */
+    int work_slots;
+    uint16_t *pA, *pB;     /* steps 19, 20: A and B with rows tc_pitch_128 elements apart */
+    CUtensorMap tmAp, tmBp; /* over pA and pB */
 } gemm_ctx;
 
 /* Row-major C = A*B is column-major C^T = B^T A^T: cuBLAS gets (N, M, K) with B
@@ -337,6 +349,116 @@ static void run_wgmma_ws(void *p, cudaStream_t s)
     CHECK_LAUNCH();
 }
 
+/* Step 17: one block per SM (or grid_limit), the last round's tiles cut along
+ * K (tc_tail_split), then the kernel that adds their pieces, on the same
+ * stream: it starts when every piece is in the workspace. */
+template <class CFG>
+static void launch_streamk(gemm_ctx *x, const CUtensorMap *tmA, const CUtensorMap *tmB, cudaStream_t s)
+{
+    static_assert(CFG::BN == 256, "a workspace slot holds TC_BM x 256 floats");
+    const size_t smem = wg_smem_bytes<CFG::BN>(CFG::STAGES);
+    static int opted_in = 0;
+    if (!opted_in) {
+        allow_smem((const void *)gemm_wgmma_ws_streamk<CFG::BN, CFG::STAGES>, smem);
+        opted_in = 1;
+    }
+    const int grid = x->grid_limit > 0 ? x->grid_limit : x->sm_count;
+    const tc_tail_plan plan = tc_tail_split(tma_tiles(x, CFG::BN), grid, CEIL_DIV(x->K, TC_BK));
+    if (plan.split_tiles * plan.pieces > x->work_slots) {
+        fprintf(stderr, "tensorCoreGemm: internal error: %d pieces need more than the %d workspace "
+                        "slots\n", plan.split_tiles * plan.pieces, x->work_slots);
+        exit(1);
+    }
+    gemm_wgmma_ws_streamk<CFG::BN, CFG::STAGES>
+        <<<grid, 384, smem, s>>>(*tmA, *tmB, x->C, x->work, x->M, x->N, x->K, plan);
+    CHECK_LAUNCH();
+    if (plan.split_tiles > 0) {
+        gemm_streamk_fixup<CFG::BN, 1><<<dim3(plan.split_tiles, SK_FIXUP_Y), 256, 0, s>>>(
+            x->work, x->C, x->M, x->N, plan);
+        CHECK_LAUNCH();
+    }
+}
+template <class CFG>
+static void run_wgmma_ws_streamk(void *p, cudaStream_t s)
+{
+    gemm_ctx *x = (gemm_ctx *)p;
+    launch_streamk<CFG>(x, &x->tmA, &x->tmB, s);
+}
+
+/* Step 18: clusters of 2 blocks, as many as fit on the GPU at once (asked
+ * once: an SM left over in a GPC cannot hold half a cluster), or grid_limit
+ * blocks; the plan is over pairs of tiles, one unit per cluster. */
+template <class CFG>
+static void launch_multicast(gemm_ctx *x, const CUtensorMap *tmA, const CUtensorMap *tmB, cudaStream_t s)
+{
+    static_assert(CFG::BN == 256, "a workspace slot holds TC_BM x 256 floats");
+    const void *kernel = (const void *)gemm_wgmma_ws_multicast<CFG::BN, CFG::STAGES>;
+    const size_t smem = wg_smem_bytes<CFG::BN>(CFG::STAGES);
+    cudaLaunchAttribute cluster2;
+    cluster2.id = cudaLaunchAttributeClusterDimension;
+    cluster2.val.clusterDim.x = 2;
+    cluster2.val.clusterDim.y = 1;
+    cluster2.val.clusterDim.z = 1;
+    cudaLaunchConfig_t lc = {};
+    lc.blockDim = dim3(384);
+    lc.dynamicSmemBytes = smem;
+    lc.stream = s;
+    lc.attrs = &cluster2;
+    lc.numAttrs = 1;
+    static int max_clusters = 0;
+    if (!max_clusters) {
+        allow_smem(kernel, smem);
+        lc.gridDim = dim3(x->sm_count / 2 * 2);
+        int n = 0;
+        if (cudaOccupancyMaxActiveClusters(&n, kernel, &lc) != cudaSuccess || n < 1) {
+            (void)cudaGetLastError(); /* not fatal: assume every pair of SMs holds one */
+            n = x->sm_count / 2;
+        }
+        max_clusters = n < x->sm_count / 2 ? n : x->sm_count / 2;
+    }
+    const int clusters = x->grid_limit > 0 ? x->grid_limit / 2 : max_clusters;
+    const int pairs = CEIL_DIV(CEIL_DIV(x->M, TC_BM), 2) * CEIL_DIV(x->N, CFG::BN);
+    const tc_tail_plan plan = tc_tail_split(pairs, clusters, CEIL_DIV(x->K, TC_BK));
+    if (2 * plan.split_tiles * plan.pieces > x->work_slots) {
+        fprintf(stderr, "tensorCoreGemm: internal error: %d half pieces need more than the %d "
+                        "workspace slots\n", 2 * plan.split_tiles * plan.pieces, x->work_slots);
+        exit(1);
+    }
+    lc.gridDim = dim3(2 * clusters);
+    CUDA_CHECK(cudaLaunchKernelEx(&lc, gemm_wgmma_ws_multicast<CFG::BN, CFG::STAGES>, *tmA, *tmB, x->C,
+                                  x->work, x->M, x->N, x->K, plan));
+    CHECK_LAUNCH();
+    if (plan.split_tiles > 0) {
+        gemm_streamk_fixup<CFG::BN, 2><<<dim3(2 * plan.split_tiles, SK_FIXUP_Y), 256, 0, s>>>(
+            x->work, x->C, x->M, x->N, plan);
+        CHECK_LAUNCH();
+    }
+}
+template <class CFG>
+static void run_wgmma_ws_multicast(void *p, cudaStream_t s)
+{
+    gemm_ctx *x = (gemm_ctx *)p;
+    launch_multicast<CFG>(x, &x->tmA, &x->tmB, s);
+}
+
+/* Steps 19 and 20: an operand whose rows are not a multiple of 128 bytes apart
+ * is copied first (pack_rows, timed with the GEMM) and read from the copy. */
+static void pack_operand(const gemm_ctx *x, const uint16_t *src, uint16_t *dst, int rows, int cols,
+                         cudaStream_t s)
+{
+    pack_rows<<<x->sm_count * 8, 256, 0, s>>>(src, dst, rows, cols, tc_pitch_128(cols));
+    CHECK_LAUNCH();
+}
+template <class CFG>
+static void run_wgmma_ws_pack(void *p, cudaStream_t s)
+{
+    gemm_ctx *x = (gemm_ctx *)p;
+    const int pack_a = CFG::PACK_A && x->K % 64 != 0, pack_b = CFG::PACK_B && x->N % 64 != 0;
+    if (pack_a) pack_operand(x, x->A, x->pA, x->M, x->K, s);
+    if (pack_b) pack_operand(x, x->B, x->pB, x->K, x->N, s);
+    launch_multicast<CFG>(x, pack_a ? &x->tmAp : &x->tmA, pack_b ? &x->tmBp : &x->tmB, s);
+}
+
 /* ---- variant table -------------------------------------------------------- */
 
 typedef struct {
@@ -344,7 +466,7 @@ typedef struct {
     timed_fn run;
     int is_ref;     /* cuBLAS: the reference, always run */
     int hopper;     /* needs sm_90a and a TMA shape (N, K multiples of 8) */
-    int persistent; /* also checked on a 2-block grid (every block loops) */
+    int small_grid; /* persistent: also checked on a grid of this many blocks (0: not) */
     const char *tile;
     const char *what; /* the one change from the row before */
 } variant;
@@ -386,8 +508,20 @@ static const variant variants[] = {
      "a stage released one wgmma group later (wait_group 1)"},
     {"wgmma_ws_128x256", run_wgmma_ws<wgmma_ws_128x256_cfg>, 0, 1, 0,
      "128x256x64, 4 stages, 1 producer + 2 consumer warpgroups", "64x256 per consumer (m64n256k16)"},
-    {"wgmma_ws_persistent", run_wgmma_ws<wgmma_ws_persistent_cfg>, 0, 1, 1,
+    {"wgmma_ws_persistent", run_wgmma_ws<wgmma_ws_persistent_cfg>, 0, 1, 2,
      "128x256x64, 4 stages, one block per SM", "one block per SM, looping over tiles"},
+    {"wgmma_ws_streamk", run_wgmma_ws_streamk<wgmma_ws_streamk_cfg>, 0, 1, 2,
+     "128x256x64, 4 stages, one block per SM, last round split along K",
+     "the last, partial round of tiles split along K, pieces added in a fixed order"},
+    {"wgmma_ws_multicast", run_wgmma_ws_multicast<wgmma_ws_multicast_cfg>, 0, 1, 6,
+     "128x256x64 per block, clusters of 2 over 256x256, last round split along K",
+     "clusters of 2 blocks: each loads half of B's boxes for both (TMA multicast)"},
+    {"wgmma_ws_pack_b", run_wgmma_ws_pack<wgmma_ws_pack_b_cfg>, 0, 1, 6,
+     "as wgmma_ws_multicast, B copied first where N*2 is not a multiple of 128",
+     "B copied first into rows 128 bytes apart, where its rows are not"},
+    {"wgmma_ws_pack", run_wgmma_ws_pack<wgmma_ws_pack_cfg>, 0, 1, 6,
+     "as wgmma_ws_pack_b, A copied too where K*2 is not a multiple of 128",
+     "A copied first too, where its rows are not 128 bytes apart"},
 #ifdef EXERCISE
     {"exercise", EXERCISE_RUN, 0, EXERCISE_HOPPER, 0, "as " EXERCISE_BASE, EXERCISE_WHAT},
 #endif
@@ -487,7 +621,7 @@ static void sync_or_fail(const char *what)
 /* Build A's and B's tensor maps for the current problem (boxes of 128 x 64 for
  * A, 64 x 64 for B, 128-byte swizzle, zeros outside the matrix). */
 static void make_tmap(gemm_bufs *b, CUtensorMap *map, const uint16_t *ptr, int rows, int cols,
-                      int box_rows)
+                      int box_rows, int pitch)
 {
     tc_tmap t;
     char err[256];
@@ -496,7 +630,7 @@ static void make_tmap(gemm_bufs *b, CUtensorMap *map, const uint16_t *ptr, int r
         exit(report_finish());
     }
     cuuint64_t dims[2] = {t.dim[0], t.dim[1]};
-    cuuint64_t strides[1] = {t.stride_bytes};
+    cuuint64_t strides[1] = {(cuuint64_t)pitch * 2}; /* cols * 2 = t.stride_bytes, or a copy's */
     cuuint32_t box[2] = {t.box[0], t.box[1]};
     cuuint32_t elem_strides[2] = {1, 1};
     CUresult r = b->encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)ptr, dims, strides, box,
@@ -522,8 +656,12 @@ static void set_problem(gemm_bufs *b, gemm_ctx *x, int M, int N, int K, const ui
     x->grid_limit = 0;
     char why[256];
     if (b->hopper && tc_tma_shape_ok(N, K, why, sizeof why)) {
-        make_tmap(b, &x->tmA, A, M, K, TC_BM);
-        make_tmap(b, &x->tmB, B, K, N, TC_BK);
+        make_tmap(b, &x->tmA, A, M, K, TC_BM, K);
+        make_tmap(b, &x->tmB, B, K, N, TC_BK, N);
+        if (x->pA) { /* steps 19, 20: over the copies (written by each run) */
+            make_tmap(b, &x->tmAp, x->pA, M, K, TC_BM, tc_pitch_128(K));
+            make_tmap(b, &x->tmBp, x->pB, K, N, TC_BK, tc_pitch_128(N));
+        }
     }
 }
 
@@ -574,12 +712,12 @@ static void check_against_cpu(gemm_bufs *b, const problem *p)
     set_problem(b, x, p->M, p->N, p->K, b->d_A, b->d_B, b->d_C);
     for (int v = 0; v < N_VARIANTS; v++) {
         if (!wanted[v] || !runnable(b, &variants[v], p->N, p->K)) continue;
-        for (int tiny = 0; tiny <= variants[v].persistent; tiny++) {
-            char what[160];
+        for (int tiny = 0; tiny <= (variants[v].small_grid > 0); tiny++) {
+            char what[160], grid[40] = "";
+            if (tiny) snprintf(grid, sizeof grid, ", %d-block grid", variants[v].small_grid);
             snprintf(what, sizeof what, "%s(%dx%dx%d, %s x %s%s, ref=cpu)", variants[v].name, p->M,
-                     p->N, p->K, tc_data_name(p->a_kind), tc_data_name(p->b_kind),
-                     tiny ? ", 2-block grid" : "");
-            x->grid_limit = tiny ? 2 : 0;
+                     p->N, p->K, tc_data_name(p->a_kind), tc_data_name(p->b_kind), grid);
+            x->grid_limit = tiny ? variants[v].small_grid : 0;
             size_t bad = run_into_host(b, &variants[v], x, b->h_out, what);
             bad += tc_compare(what, b->h_out, p->M, p->N, &ref, NULL);
             if (bad) ok_v[v] = 0;
@@ -716,8 +854,11 @@ int main(int argc, char **argv)
     const int n_patterns = (int)(sizeof patterns / sizeof patterns[0]);
 
     long long maxA = (long long)M * K, maxB = (long long)K * N, maxC = (long long)M * N;
+    long long maxPA = (long long)M * tc_pitch_128(K), maxPB = (long long)K * tc_pitch_128(N);
     for (int i = 0; i < n_shapes + n_patterns; i++) {
         const problem *p = i < n_shapes ? &shapes[i] : &patterns[i - n_shapes];
+        if ((long long)p->M * tc_pitch_128(p->K) > maxPA) maxPA = (long long)p->M * tc_pitch_128(p->K);
+        if ((long long)p->K * tc_pitch_128(p->N) > maxPB) maxPB = (long long)p->K * tc_pitch_128(p->N);
         if ((long long)p->M * p->K > maxA) maxA = (long long)p->M * p->K;
         if ((long long)p->K * p->N > maxB) maxB = (long long)p->K * p->N;
         if ((long long)p->M * p->N > maxC) maxC = (long long)p->M * p->N;
@@ -803,6 +944,13 @@ int main(int argc, char **argv)
     }
     CUBLAS_CHECK(cublasCreate(&b.ctx.blas));
     b.ctx.sm_count = dev.sm_count;
+    if (b.hopper) { /* steps 17-20's workspace: at most one partial tile per block, one block per SM */
+        b.ctx.work_slots = dev.sm_count;
+        CUDA_CHECK(cudaMalloc(&b.ctx.work, (size_t)dev.sm_count * TC_BM * 256 * sizeof(float)));
+        /* steps 19, 20: the copies of A and B with rows 128 bytes apart */
+        CUDA_CHECK(cudaMalloc(&b.ctx.pA, (size_t)maxPA * 2));
+        CUDA_CHECK(cudaMalloc(&b.ctx.pB, (size_t)maxPB * 2));
+    }
 
     /* 1. Small problems against the CPU. */
     for (int i = 0; i < n_shapes; i++) {
@@ -941,6 +1089,9 @@ int main(int argc, char **argv)
     }
 
     CUBLAS_CHECK(cublasDestroy(b.ctx.blas));
+    if (b.ctx.work) CUDA_CHECK(cudaFree(b.ctx.work));
+    if (b.ctx.pA) CUDA_CHECK(cudaFree(b.ctx.pA));
+    if (b.ctx.pB) CUDA_CHECK(cudaFree(b.ctx.pB));
     CUDA_CHECK(cudaFree(b.d_A));
     CUDA_CHECK(cudaFree(b.d_B));
     CUDA_CHECK(cudaFree(b.d_Cref));

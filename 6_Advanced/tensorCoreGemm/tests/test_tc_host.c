@@ -11,6 +11,8 @@
  *   - the wgmma descriptors: bit fields, and the canonical K-major and
  *     MN-major layouts they describe land on the bytes TMA wrote
  *   - the grouped tile order is a bijection
+ *   - step 17's schedule: every K-step of every tile once, pieces in their slots
+ *   - steps 19, 20: the copies' row pitch is the least multiple of 128 bytes
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -733,6 +735,113 @@ static void tile_order_is_a_bijection(void **state)
     assert_true(tm == 0 && tn == 1);
 }
 
+/* Step 17's schedule: over a grid of `grid` blocks, every K-step of every tile
+ * is multiplied exactly once, by one block; whole tiles and pieces never share
+ * a workspace slot; the rounds a block runs are balanced (the longest block
+ * does at most the whole rounds plus one tile's K-steps); and the plan splits
+ * where the last round leaves blocks idle. Returns the longest block's K-steps. */
+static int check_plan(int ntiles, int grid, int nk)
+{
+    tc_tail_plan p = tc_tail_split(ntiles, grid, nk);
+    assert_true(p.dp_tiles >= 0 && p.split_tiles >= 0 && p.pieces >= 1);
+    assert_int_equal(p.dp_tiles + p.split_tiles, ntiles);
+    assert_true(p.split_tiles * p.pieces <= grid); /* one piece per block: the workspace slots */
+    assert_true(p.pieces <= nk);
+    if (p.pieces > 1) assert_int_equal(p.dp_tiles % grid, 0);
+    int *seen = calloc((size_t)ntiles * nk, sizeof(int));
+    int *slot_used = calloc((size_t)grid, sizeof(int));
+    int longest = 0;
+    for (int b = 0; b < grid; b++) {
+        tc_unit w;
+        int steps = 0, u;
+        for (u = 0; tc_unit_of(&p, b, u, grid, nk, &w); u++) {
+            assert_true(u < ntiles + 1); /* it ends */
+            assert_true(w.tile >= 0 && w.tile < ntiles);
+            assert_true(w.k0 >= 0 && w.k0 < w.k1 && w.k1 <= nk); /* at least one K-step */
+            if (w.slot < 0) {
+                assert_true(w.tile < p.dp_tiles);
+                assert_true(w.k0 == 0 && w.k1 == nk);
+            } else {
+                assert_true(w.tile >= p.dp_tiles);
+                assert_int_equal(w.slot, b);
+                slot_used[w.slot]++;
+                /* the fixup reads tail tile r's pieces at slots r*pieces .. r*pieces+pieces-1 */
+                assert_int_equal(w.slot / p.pieces, w.tile - p.dp_tiles);
+            }
+            for (int k = w.k0; k < w.k1; k++) seen[(size_t)w.tile * nk + k]++;
+            steps += w.k1 - w.k0;
+        }
+        if (steps > longest) longest = steps;
+    }
+    for (size_t i = 0; i < (size_t)ntiles * nk; i++) assert_int_equal(seen[i], 1);
+    for (int b = 0; b < grid; b++) assert_true(slot_used[b] <= 1);
+    /* the longest block: whole rounds plus at most one more tile */
+    assert_true(longest <= (ntiles / grid + 1) * nk);
+    free(seen);
+    free(slot_used);
+    return longest;
+}
+
+static void tail_split_covers_every_k_step_once(void **state)
+{
+    (void)state;
+    const int cases[][3] = {
+        {940, 132, 63},  /* 6000x5000x4000 in 128x256 tiles: 7 rounds + 16 tiles, 8 pieces */
+        {2048, 132, 128}, /* 8192^3: 15 rounds + 68 tiles: not split (132/68 = 1) */
+        {512, 132, 64},  /* 4096^3: 3 rounds + 116 tiles: not split */
+        {6, 132, 4},     /* 257x264x200: 6 tiles, 4 K-steps: 4 pieces each */
+        {1, 132, 1},     /* 1x8x8: one K-step, nothing to split */
+        {3, 2, 4},       /* the 2-block grid: 1 round + 1 tile in 2 pieces */
+        {1, 2, 3},       /* 33x65x129 on 2 blocks: 2 pieces of 1 and 2 K-steps */
+        {4, 2, 2},       /* no tail */
+        {153, 132, 3},   /* 2100x2200x136: 21 tail tiles, pieces capped at 3 K-steps */
+        {7, 3, 5},  {100, 7, 1}, {13, 5, 100}, {0 + 1, 1, 9}, {65, 64, 64},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_plan(cases[i][0], cases[i][1], cases[i][2]);
+    for (int ntiles = 1; ntiles <= 40; ntiles++)
+        for (int grid = 1; grid <= 12; grid++)
+            for (int nk = 1; nk <= 9; nk++) check_plan(ntiles, grid, nk);
+}
+
+static void tail_split_shortens_the_last_round(void **state)
+{
+    (void)state;
+    /* 6000x5000x4000: 16 tail tiles in 8 pieces of 7 or 8 K-steps on 128 blocks */
+    tc_tail_plan p = tc_tail_split(940, 132, 63);
+    assert_int_equal(p.dp_tiles, 924);
+    assert_int_equal(p.split_tiles, 16);
+    assert_int_equal(p.pieces, 8);
+    /* the longest block runs 7 whole tiles and a piece of 8 K-steps, not 8 tiles */
+    assert_int_equal(check_plan(940, 132, 63), 7 * 63 + 8);
+    tc_unit w;
+    assert_int_equal(tc_unit_of(&p, 127, 7, 132, 63, &w), 1);
+    assert_true(w.tile == 939 && w.k0 == 55 && w.k1 == 63 && w.slot == 127);
+    assert_int_equal(tc_unit_of(&p, 128, 7, 132, 63, &w), 0); /* blocks 128-131: no piece */
+    assert_int_equal(tc_unit_of(&p, 0, 8, 132, 63, &w), 0);
+    /* 8192^3 and 4096^3: nothing split, the schedule is step 16's */
+    p = tc_tail_split(2048, 132, 128);
+    assert_true(p.dp_tiles == 2048 && p.split_tiles == 0 && p.pieces == 1);
+    assert_int_equal(tc_unit_of(&p, 67, 15, 132, 128, &w), 1);
+    assert_int_equal(w.tile, 67 + 15 * 132);
+    assert_int_equal(tc_unit_of(&p, 68, 15, 132, 128, &w), 0);
+    p = tc_tail_split(512, 132, 64);
+    assert_true(p.dp_tiles == 512 && p.pieces == 1);
+}
+
+static void pitch_128_rounds_rows_up_to_128_bytes(void **state)
+{
+    (void)state;
+    const int cols[] = {8, 64, 72, 200, 264, 4000, 4096, 5000, 5056, 32768};
+    const int want[] = {64, 64, 128, 256, 320, 4032, 4096, 5056, 5056, 32768};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+        int p = tc_pitch_128(cols[i]);
+        assert_int_equal(p, want[i]);
+        assert_int_equal((p * 2) % 128, 0);         /* every row on a 128-byte boundary */
+        assert_true(p >= cols[i] && p - cols[i] < 64); /* the least such pitch */
+    }
+}
+
 static void names_are_joined(void **state)
 {
     (void)state;
@@ -770,6 +879,9 @@ int main(void)
         cmocka_unit_test(mn_major_descriptor_reads_what_tma_wrote),
         cmocka_unit_test(mn_major_check_catches_wrong_strides),
         cmocka_unit_test(tile_order_is_a_bijection),
+        cmocka_unit_test(tail_split_covers_every_k_step_once),
+        cmocka_unit_test(tail_split_shortens_the_last_round),
+        cmocka_unit_test(pitch_128_rounds_rows_up_to_128_bytes),
         cmocka_unit_test(names_are_joined),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
