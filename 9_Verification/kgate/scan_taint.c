@@ -485,14 +485,25 @@ int skipped(fn_ctx *f, CXCursor c)
 }
 
 /* KG-SYNC-MISSING: shared memory written since the last barrier, read at
- * another element (another thread's) before a barrier. */
+ * another element (another thread's) before a barrier. An atomic is a read
+ * too: a plain store to the array, then an atomic at another element with no
+ * barrier between, is a race (racecheck does not report it: it does not pair
+ * a plain store with an atomic); atomics after atomics are not. */
 static void smem_sync_track(fn_ctx *f, const access_t *a, int is_store, int is_atomic, int line)
 {
     char idx[160];
-    if (is_atomic) snprintf(idx, sizeof idx, "<atomic>");
-    else index_text(f, a, idx, sizeof idx);
+    index_text(f, a, idx, sizeof idx);
     unsigned ifl = 0;
     for (int i = 0; i < a->rank; i++) ifl |= expr_flags(f, a->idx[i]);
+    if (is_atomic && is_store) {
+        smem_sync_track(f, a, 0, 1, line);   /* the read half, at its real index */
+        /* the write half: a plain read at the same thread-dependent index is
+         * the thread's own element; any read races with an atomic on one
+         * element that all threads share */
+        char at[sizeof idx];
+        snprintf(at, sizeof at, "<atomic%c>%s", (ifl & T_VARIES) ? 'T' : 'U', idx);
+        memcpy(idx, at, sizeof idx);
+    }
     int idx_thread = (ifl & T_VARIES) != 0 || is_atomic;
     if (is_store) {
         for (int i = 0; i < f->n_pending; i++)
@@ -504,11 +515,25 @@ static void smem_sync_track(fn_ctx *f, const access_t *a, int is_store, int is_a
         f->n_pending++;
         return;
     }
+    /* libclang may show an atomic's operand (a float atomicAdd's) once more
+     * as a plain read: not a read of its own */
+    if (!is_atomic)
+        for (int i = 0; i < f->n_pending; i++)
+            if (f->pending[i].line == line && clang_equalCursors(f->pending[i].decl, a->decl) &&
+                !strncmp(f->pending[i].idx + 1, "<atomic", 7) && !strcmp(f->pending[i].idx + 10, idx)) return;
     for (int i = 0; i < f->n_pending; i++) {
         if (!clang_equalCursors(f->pending[i].decl, a->decl)) continue;
         char kind = f->pending[i].idx[0];
         const char *widx = f->pending[i].idx + 1;
-        int same = !strcmp(widx, idx);
+        int was_atomic = !strncmp(widx, "<atomic", 7);
+        if (is_atomic && was_atomic) continue;   /* atomic after atomic */
+        int same;
+        if (was_atomic) {   /* a plain read after an atomic */
+            int shared_elem = widx[7] == 'U';
+            widx += 9;
+            same = !strcmp(widx, idx);
+            if (shared_elem) same = 0;   /* one element every thread updates */
+        } else same = !strcmp(widx, idx);
         /* another thread's element: a thread-dependent write read elsewhere,
          * or a write under a thread-dependent branch read by everyone */
         if ((kind == 'T' && !same) || (kind == 'C' && same && !ctrl_single(f))) {

@@ -245,6 +245,38 @@ static void test_bank(void **state)
            "  __syncthreads();\n  y[threadIdx.x] = s[threadIdx.x];\n}\n", "KG-BANK-CONFLICT", -1, 0);
 }
 
+/* ---- KG-SYNC-MISSING ---------------------------------------------------- */
+static void test_sync_missing(void **state)
+{
+    (void)state;
+    /* a plain write, then another thread's element read with no barrier */
+    expect("__global__ void k(float* y) {\n  __shared__ float s[256];\n  s[threadIdx.x] = y[threadIdx.x];\n"
+           "  y[threadIdx.x] = s[255 - threadIdx.x];\n}\n", "KG-SYNC-MISSING", KG_P1, 1);
+    expect("__global__ void k(float* y) {\n  __shared__ float s[256];\n  s[threadIdx.x] = y[threadIdx.x];\n"
+           "  __syncthreads();\n  y[threadIdx.x] = s[255 - threadIdx.x];\n}\n", "KG-SYNC-MISSING", -1, 0);
+    /* an atomic reads too: bins zeroed, then counted into with no barrier
+     * (racecheck does not pair the store with the atomic) */
+    const char *zero = "__global__ void k(const unsigned char* d, unsigned* h, int n) {\n"
+                       "  __shared__ unsigned b[256];\n"
+                       "  for (int i = threadIdx.x; i < 256; i += blockDim.x) b[i] = 0;\n";
+    const char *count = "  for (int i = threadIdx.x; i < n; i += blockDim.x) atomicAdd(&b[d[i]], 1u);\n"
+                        "  __syncthreads();\n  if (threadIdx.x < 256) atomicAdd(&h[threadIdx.x], b[threadIdx.x]);\n}\n";
+    char src[1024];
+    snprintf(src, sizeof src, "%s%s", zero, count);
+    expect(src, "KG-SYNC-MISSING", KG_P1, 1);
+    snprintf(src, sizeof src, "%s  __syncthreads();\n%s", zero, count);
+    expect(src, "KG-SYNC-MISSING", -1, 0);
+    /* the thread's own element, and atomics after atomics: no race */
+    expect("__global__ void k(float* y) {\n  __shared__ float s[256];\n  s[threadIdx.x] = 0;\n"
+           "  atomicAdd(&s[threadIdx.x], y[threadIdx.x]);\n  atomicAdd(&s[threadIdx.x ^ 1], 1.0f);\n"
+           "  atomicAdd(&s[threadIdx.x ^ 2], 1.0f);\n  __syncthreads();\n  y[threadIdx.x] = s[threadIdx.x];\n}\n",
+           "KG-SYNC-MISSING", KG_P1, 1);
+    expect("__global__ void k(float* y) {\n  __shared__ float s[256];\n  s[threadIdx.x] = 0;\n"
+           "  atomicAdd(&s[threadIdx.x], y[threadIdx.x]);\n  __syncthreads();\n"
+           "  atomicAdd(&s[threadIdx.x ^ 1], 1.0f);\n  atomicAdd(&s[threadIdx.x ^ 2], 1.0f);\n"
+           "  __syncthreads();\n  y[threadIdx.x] = s[threadIdx.x];\n}\n", "KG-SYNC-MISSING", -1, 0);
+}
+
 /* ---- KG-SYNC-DIVERGENT -------------------------------------------------- */
 static void test_sync(void **state)
 {
@@ -686,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_fastmath),
         cmocka_unit_test(test_strided),
         cmocka_unit_test(test_bank),
+        cmocka_unit_test(test_sync_missing),
         cmocka_unit_test(test_sync),
         cmocka_unit_test(test_sync_spellings),
         cmocka_unit_test(test_half),
