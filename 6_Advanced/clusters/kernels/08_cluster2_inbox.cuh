@@ -49,7 +49,9 @@
  * neighbouring stores is what this step measures; step 09 does not leave
  * it to chance).
  *
- * Measured: (measured on the H200: see results).
+ * Measured: 0.5124 ms at 2^28 uniform samples, 3.25x faster than step 03
+ * (1.667 ms) and 5.66x global atomics (2.901 ms) in the same run, and 8%
+ * faster than step 02: the fastest variant of that run (results/H200/clusters_inbox_steps.txt, commit 39af820).
  *
  * The same kernel runs steps 09 to 12 (their files say what they change):
  *   WIDE      0: one 2-byte store per remote sample, straight to the owner;
