@@ -35,12 +35,17 @@ variants() {
         sed -nE 's/.*[( ](all\|[A-Za-z0-9_|]+)[;) ].*/\1/p' | head -n1 | tr '|' '\n'
 }
 
-n_samples=0
-for exdir in [0-8]_*/*/exercises; do
-    [ -d "$exdir" ] || continue
-    dir=${exdir%/exercises}
+# check_sample EXDIR: every check of one sample's exercises; run in a
+# subshell of its own (below, several at once), its counts and messages in
+# files of its own under $tmp
+check_sample() {
+    local exdir=$1
+    passed=0 failed=0
+    local dir=${exdir%/exercises}
+    local name
     name=$(basename "$dir")
-    n_samples=$((n_samples + 1))
+    local key=${dir//\//_}
+    local out=$tmp/out.$key
     if [ -f "$exdir/README.md" ]; then ok; else bad "$exdir: no README.md (what to change, what to observe, the command, hints)"; fi
     mapfile -t stubs < <(cd "$exdir" && ls ex*.cuh 2>/dev/null)
     if [ ${#stubs[@]} -ge 2 ] && [ ${#stubs[@]} -le 3 ]; then ok
@@ -69,15 +74,39 @@ for exdir in [0-8]_*/*/exercises; do
         if [ "${bases[0]}" = "${bases[1]:-}" ]; then ok
         else bad "$exdir/$f and its answer name different steps: ${bases[*]}"; fi
         [ -f "$sim" ] || continue
-        sh "$sim" --exercise="$PWD/$exdir/$f" >"$tmp/out" 2>&1
+        sh "$sim" --exercise="$PWD/$exdir/$f" >"$out" 2>&1
         rc=$?
         if [ $rc -eq 1 ]; then ok
-        else bad "$exdir/$f as given: the CPU check exits $rc, want 1 (an untouched stub must FAIL): $(tail -n2 "$tmp/out")"; fi
-        sh "$sim" --exercise="$PWD/$ans" >"$tmp/out" 2>&1
+        else bad "$exdir/$f as given: the CPU check exits $rc, want 1 (an untouched stub must FAIL): $(tail -n2 "$out")"; fi
+        sh "$sim" --exercise="$PWD/$ans" >"$out" 2>&1
         rc=$?
         if [ $rc -eq 0 ]; then ok
-        else bad "$ans: the CPU check exits $rc, want 0 (a reference answer must PASS): $(tail -n2 "$tmp/out")"; fi
+        else bad "$ans: the CPU check exits $rc, want 0 (a reference answer must PASS): $(tail -n2 "$out")"; fi
     done
+    echo "$passed $failed" >"$tmp/counts.$key"
+}
+
+# the samples side by side, as many at once as there are cores (each CPU
+# check compiles and runs a simulator: the slow part), their messages printed
+# in the samples' order once all are done
+jobs=$(nproc 2>/dev/null || echo 2)
+n_samples=0
+keys=()
+for exdir in [0-8]_*/*/exercises; do
+    [ -d "$exdir" ] || continue
+    n_samples=$((n_samples + 1))
+    key=${exdir%/exercises}; key=${key//\//_}
+    keys+=("$key")
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    ( check_sample "$exdir" >"$tmp/msgs.$key" 2>&1 ) &
+done
+wait
+for key in "${keys[@]}"; do
+    cat "$tmp/msgs.$key"
+    if [ -f "$tmp/counts.$key" ]; then
+        read -r p f <"$tmp/counts.$key"
+        passed=$((passed + p)) failed=$((failed + f))
+    else bad "$key: its exercise checks ended before counting (see above)"; fi
 done
 if [ $n_samples -gt 0 ]; then ok; else bad "no sample has exercises/ (firstKernel should)"; fi
 
