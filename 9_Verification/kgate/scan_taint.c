@@ -487,8 +487,8 @@ int skipped(fn_ctx *f, CXCursor c)
 /* KG-SYNC-MISSING: shared memory written since the last barrier, read at
  * another element (another thread's) before a barrier. An atomic is a read
  * too: a plain store to the array, then an atomic at another element with no
- * barrier between, is a race (racecheck does not report it: it does not pair
- * a plain store with an atomic); atomics after atomics are not. */
+ * barrier between, is a race (on our H200 racecheck did not report one:
+ * corpus/hist_zero_nosync.cu); atomics after atomics are not. */
 static void smem_sync_track(fn_ctx *f, const access_t *a, int is_store, int is_atomic, int line)
 {
     char idx[160];
