@@ -111,8 +111,9 @@ int spawn_compile(kg_gate *g, kg_job *j, kg_cand *c)
     j->cc_killed = 0;
     /* the limit is CPU seconds (the candidate's: a bomb uses the CPU); four
      * times as many of wall-clock time (the machine's: a loaded machine
-     * starves it), KG_WALL_FACTOR */
-    j->cc_deadline = kg_now() + KG_WALL_FACTOR * (j->is_torch ? g->o->torch_timeout : g->o->compile_timeout);
+     * starves it), KG_WALL_FACTOR; eight times on the retry */
+    j->cc_deadline = kg_now() + KG_WALL_FACTOR * (j->is_torch ? g->o->torch_timeout : g->o->compile_timeout) *
+                                    (j->cc_tries ? 2 : 1);
     return 0;
 }
 
@@ -220,7 +221,8 @@ int spawn_scan(kg_gate *g, kg_job *j, kg_cand *c)
     /* the scan's own deadline, about 2 s before the gate's wall-clock limit:
      * a scan that runs out of time ends its nvcc runs and says so (a record
      * with timed_out = 1), rather than being killed with nothing said */
-    double wall = KG_WALL_FACTOR * limit, own = wall - 2 > wall / 2 ? wall - 2 : wall / 2;
+    double wall = KG_WALL_FACTOR * limit * (j->scan_tries ? 2 : 1);
+    double own = wall - 2 > wall / 2 ? wall - 2 : wall / 2;
     char dl[48], arch[96];
     snprintf(dl, sizeof dl, "--deadline=%.1f", own);
     /* nvcc's view is compared for the architectures the gate compiles for */
@@ -252,6 +254,7 @@ int spawn_scan(kg_gate *g, kg_job *j, kg_cand *c)
     s.out_fd = -1;
     s.slot = j->slot;
     s.lim = kg_default_limits(KG_SB_SCAN, limit);
+    if (j->is_torch) s.lim.as_bytes = s.lim.mem_bytes = 4ULL << 30;
     s.env[s.n_env++] = e1;
     s.env[s.n_env++] = e2;
     if (rd && *rd) s.env[s.n_env++] = e3;
@@ -271,7 +274,9 @@ int spawn_scan(kg_gate *g, kg_job *j, kg_cand *c)
     }
     j->scan_fd = p[0];
     j->scan_on = 1;
-    j->scan_deadline = kg_now() + KG_WALL_FACTOR * limit;   /* CPU seconds; four times as many of wall-clock time */
+    /* CPU seconds; four times as many of wall-clock time, eight on the
+     * retry (the first try ran out of it on a machine too busy to run it) */
+    j->scan_deadline = kg_now() + wall;
     return 0;
 }
 
@@ -402,17 +407,18 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
     if (!valid) {
         char end[200];
         kg_limits lim = kg_default_limits(KG_SB_SCAN, limit);
+        if (j->is_torch) lim.as_bytes = lim.mem_bytes = 4ULL << 30;
         kg_sb_ending(&rec, &lim, end, sizeof end);
         c->verdict = KG_V_L1;
         if (busy) {
             snprintf(c->reason, sizeof c->reason, "static track stopped: no result within %.0f s of wall-clock "
-                     "time, %.1f s of CPU time used (a preprocessor or template bomb?)", KG_WALL_FACTOR * limit, rec.cpu_s);
+                     "time, %.1f s of CPU time used (a preprocessor or template bomb?)", KG_WALL_FACTOR * limit * (j->scan_tries ? 2 : 1), rec.cpu_s);
         } else if (j->scan_killed) {
             c->verdict = KG_V_SKIPPED;
             c->gate_failure = 1;
             snprintf(c->reason, sizeof c->reason, "gate: the static scan got no result within %.0f s of "
                      "wall-clock time, twice, having used less than half its %.0f s of CPU time (a machine too busy to "
-                     "run it): not judged", KG_WALL_FACTOR * limit, limit);
+                     "run it): not judged", 2 * KG_WALL_FACTOR * limit, limit);
         } else if (got > 0 && got != (ssize_t)sizeof m)
             snprintf(c->reason, sizeof c->reason, "static track failed: a truncated record");
         else if (got == (ssize_t)sizeof m)
@@ -599,7 +605,7 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
             c->gate_failure = 1;
             snprintf(c->reason, sizeof c->reason, "gate: the compiler got no result within %.0f s of wall-clock "
                      "time, twice, having used less than half its %.0f s of CPU time (a machine too busy to run it): "
-                     "not judged", KG_WALL_FACTOR * limit, limit);
+                     "not judged", 2 * KG_WALL_FACTOR * limit, limit);
         } else if (rec.mem_oom)
             snprintf(c->reason, sizeof c->reason, "compile stopped: %s", end);
         else if (rec.term_signal && rec.term_signal != SIGKILL)

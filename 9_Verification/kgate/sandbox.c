@@ -73,10 +73,17 @@ kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s)
     memset(&l, 0, sizeof l);
     l.nofile = 256;
     switch (kind) {
-    case KG_SB_SCAN:       /* libclang on one file: 0.3-3 s, under 1 GiB; nvcc -E for hidden code */
+    case KG_SB_SCAN:       /* libclang on one file: 0.3-3 s; nvcc -E for hidden code */
+        /* the heaviest plain candidate of the corpus (CUB's headers) peaks
+         * at 240 MiB resident and parses within 400 MiB of address space;
+         * a macro bomb grows by several hundred MiB a second until it meets the
+         * limit, so a low one stops it early, before it crowds a busy
+         * machine (two bombs at 4 GiB each starved a 2-core machine's
+         * other work). A PyTorch candidate's scan reads PyTorch's headers:
+         * spawn_scan gives it 4 GiB. */
         l.cpu_s = timeout_s;
-        l.as_bytes = 4 * GiB;
-        l.mem_bytes = 4 * GiB;
+        l.as_bytes = 1 * GiB;
+        l.mem_bytes = 2 * GiB;   /* libclang and up to six nvcc -E at once */
         l.fsize_bytes = 64 * MiB;
         l.tmp_bytes = 128 * MiB;
         l.nproc = 64;

@@ -240,7 +240,7 @@ grep -A1 "^L1        va_typo.cu" "$tmp/o22" | grep -q "compile error" && ok \
 # The scan writes a record with timed_out = 1 when its nvcc runs exceed their
 # budget (KGATE_NVCC_BUDGET, here 1 ms) or its own --deadline passes (the
 # gate passes one about 2 s before its wall-clock limit; here a fake nvcc that
-# sleeps, with --scan-timeout=1: a 4 s limit, a 2 s deadline). The gate
+# sleeps, with --scan-timeout=1: a 4 s limit, a 2 s deadline, 8 s and 6 s on the retry). The gate
 # checks timed_out before rc: retried once (a bubblewrap that counts the
 # scans it starts), then SKIPPED, counted apart, never L1. A candidate
 # without conditional blocks runs no nvcc and is judged as usual.
@@ -266,7 +266,7 @@ chmod 755 "$fake/bin/nvcc"
 bin/kgate --static-only --scan-timeout=1 --nvcc="$fake/bin/nvcc" "$corpus/relu_arch_guard.cu" > "$tmp/o20" 2>&1
 rc=$?
 rm -rf "$fake"
-grep -A1 "^SKIPPED   relu_arch_guard.cu" "$tmp/o20" | grep -q "ran out of time, twice.*did not finish within its 2 s deadline" \
+grep -A1 "^SKIPPED   relu_arch_guard.cu" "$tmp/o20" | grep -q "ran out of time, twice.*did not finish within its 6 s deadline" \
     && [ $rc -eq 1 ] && ok || bad "a scan past its deadline (exit $rc): $(grep -A1 relu_arch_guard "$tmp/o20" | head -2 | tail -1)"
 # --- PyTorch candidates are admitted first ----------------------------------------
 # their builds (about a minute each on the H200) run beside the plain
