@@ -187,7 +187,8 @@ grep -q "^L1        only100.cu" "$tmp/o15" && grep -q "only100.cu:4: error" "$tm
 
 # --- a scan starved of the CPU is the gate's failure, not the candidate's --------
 # (a bubblewrap that sleeps before the scan: out of wall-clock time, no CPU
-# time used; retried once, then SKIPPED and counted apart; the run fails)
+# time used; retried once with twice the wall-clock time, 4 s then 8 s, then
+# SKIPPED and counted apart; the run fails)
 real_bwrap=$(command -v bwrap)
 printf '#!/bin/sh\nfor a in "$@"; do case $a in */kgate-scan) exec sleep 60 ;; esac; done\nexec %s "$@"\n' \
     "$real_bwrap" > "$tmp/slow_bwrap"
@@ -195,7 +196,7 @@ chmod +x "$tmp/slow_bwrap"
 KGATE_BWRAP="$tmp/slow_bwrap" bin/kgate --static-only --scan-timeout=1 --json="$tmp/starved.json" \
     "$corpus/relu_basic.cu" > "$tmp/o18" 2>&1
 rc=$?
-grep -A1 "^SKIPPED   relu_basic.cu" "$tmp/o18" | grep -q "gate: the static scan got no result within 4 s of wall-clock time, twice" \
+grep -A1 "^SKIPPED   relu_basic.cu" "$tmp/o18" | grep -q "gate: the static scan got no result within 8 s of wall-clock time, twice" \
     && ok || bad "a starved scan: $(grep -A1 relu_basic "$tmp/o18" | head -2 | tail -1)"
 [ $rc -eq 1 ] && grep -q "1 candidate(s) not judged: the gate's own failure" "$tmp/o18" && ok \
     || bad "a starved scan did not fail the run (exit $rc): $(tail -1 "$tmp/o18")"
