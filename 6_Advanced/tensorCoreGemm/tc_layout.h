@@ -14,8 +14,6 @@
  *                               so that consecutive blocks share panels of A and B in L2
  *   tc_tail_split, tc_unit_of   step 17: the last round's tiles cut along K, and
  *                               which tile and K-steps each block multiplies
- *   tc_pitch_128(cols)          steps 19, 20: the row pitch of a copy whose rows
- *                               start on 128-byte boundaries
  */
 #ifndef TC_LAYOUT_H
 #define TC_LAYOUT_H
@@ -165,14 +163,6 @@ TC_HD int tc_unit_of(const tc_tail_plan *p, int b, int u, int grid, int nk, tc_u
         return 1;
     }
     return 0;
-}
-
-/* ---- rows 128 bytes apart (steps 19 and 20) --------------------------------
- * The row pitch, in BF16 elements, of a copy of a matrix with `cols` columns
- * whose every row starts on a 128-byte boundary: cols rounded up to 64. */
-TC_HD int tc_pitch_128(int cols)
-{
-    return (cols + 63) / 64 * 64;
 }
 
 #endif /* TC_LAYOUT_H */

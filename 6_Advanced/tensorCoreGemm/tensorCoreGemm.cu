@@ -27,8 +27,6 @@
  *  16 wgmma_ws_persistent  one block per SM looping over tiles
  *  17 wgmma_ws_streamk     the last, partial round of tiles split along K
  *  18 wgmma_ws_multicast   clusters of 2 blocks sharing each box of B (TMA multicast)
- *  19 wgmma_ws_pack_b      B copied first into rows 128 bytes apart (if they are not)
- *  20 wgmma_ws_pack        A too
  *
  * Build:  make -C 6_Advanced/tensorCoreGemm     (or `make tensorCoreGemm`); with SMS
  *         containing 90 the Hopper kernels are built for sm_90a (the build says so)
@@ -141,8 +139,6 @@ __global__ void probe_arch(int *out)
 #include "kernels/16_wgmma_ws_persistent.cuh"
 #include "kernels/17_wgmma_ws_streamk.cuh"
 #include "kernels/18_wgmma_ws_multicast.cuh"
-#include "kernels/19_wgmma_ws_pack_b.cuh"
-#include "kernels/20_wgmma_ws_pack.cuh"
 /* An exercise (exercises/README.md) brings its kernel's pieces and the
  * launcher its variant row runs: EXERCISE_BASE (the step it modifies),
  * EXERCISE_RUN, EXERCISE_HOPPER, EXERCISE_WHAT. */
@@ -162,8 +158,6 @@ typedef struct {
     int grid_limit;        /* persistent kernels: 0 = one block per SM */
     float *work;           /* step 17's partial tiles: work_slots of TC_BM x 256 floats */
     int work_slots;
-    uint16_t *pA, *pB;     /* steps 19, 20: A and B with rows tc_pitch_128 elements apart */
-    CUtensorMap tmAp, tmBp; /* over pA and pB */
 } gemm_ctx;
 
 /* Row-major C = A*B is column-major C^T = B^T A^T: cuBLAS gets (N, M, K) with B
@@ -441,24 +435,6 @@ static void run_wgmma_ws_multicast(void *p, cudaStream_t s)
     launch_multicast<CFG>(x, &x->tmA, &x->tmB, s);
 }
 
-/* Steps 19 and 20: an operand whose rows are not a multiple of 128 bytes apart
- * is copied first (pack_rows, timed with the GEMM) and read from the copy. */
-static void pack_operand(const gemm_ctx *x, const uint16_t *src, uint16_t *dst, int rows, int cols,
-                         cudaStream_t s)
-{
-    pack_rows<<<x->sm_count * 8, 256, 0, s>>>(src, dst, rows, cols, tc_pitch_128(cols));
-    CHECK_LAUNCH();
-}
-template <class CFG>
-static void run_wgmma_ws_pack(void *p, cudaStream_t s)
-{
-    gemm_ctx *x = (gemm_ctx *)p;
-    const int pack_a = CFG::PACK_A && x->K % 64 != 0, pack_b = CFG::PACK_B && x->N % 64 != 0;
-    if (pack_a) pack_operand(x, x->A, x->pA, x->M, x->K, s);
-    if (pack_b) pack_operand(x, x->B, x->pB, x->K, x->N, s);
-    launch_multicast<CFG>(x, pack_a ? &x->tmAp : &x->tmA, pack_b ? &x->tmBp : &x->tmB, s);
-}
-
 /* ---- variant table -------------------------------------------------------- */
 
 typedef struct {
@@ -516,12 +492,6 @@ static const variant variants[] = {
     {"wgmma_ws_multicast", run_wgmma_ws_multicast<wgmma_ws_multicast_cfg>, 0, 1, 6,
      "128x256x64 per block, clusters of 2 over 256x256, last round split along K",
      "clusters of 2 blocks: each loads half of B's boxes for both (TMA multicast)"},
-    {"wgmma_ws_pack_b", run_wgmma_ws_pack<wgmma_ws_pack_b_cfg>, 0, 1, 6,
-     "as wgmma_ws_multicast, B copied first where N*2 is not a multiple of 128",
-     "B copied first into rows 128 bytes apart, where its rows are not"},
-    {"wgmma_ws_pack", run_wgmma_ws_pack<wgmma_ws_pack_cfg>, 0, 1, 6,
-     "as wgmma_ws_pack_b, A copied too where K*2 is not a multiple of 128",
-     "A copied first too, where its rows are not 128 bytes apart"},
 #ifdef EXERCISE
     {"exercise", EXERCISE_RUN, 0, EXERCISE_HOPPER, 0, "as " EXERCISE_BASE, EXERCISE_WHAT},
 #endif
@@ -658,10 +628,6 @@ static void set_problem(gemm_bufs *b, gemm_ctx *x, int M, int N, int K, const ui
     if (b->hopper && tc_tma_shape_ok(N, K, why, sizeof why)) {
         make_tmap(b, &x->tmA, A, M, K, TC_BM, K);
         make_tmap(b, &x->tmB, B, K, N, TC_BK, N);
-        if (x->pA) { /* steps 19, 20: over the copies (written by each run) */
-            make_tmap(b, &x->tmAp, x->pA, M, K, TC_BM, tc_pitch_128(K));
-            make_tmap(b, &x->tmBp, x->pB, K, N, TC_BK, tc_pitch_128(N));
-        }
     }
 }
 
@@ -854,11 +820,8 @@ int main(int argc, char **argv)
     const int n_patterns = (int)(sizeof patterns / sizeof patterns[0]);
 
     long long maxA = (long long)M * K, maxB = (long long)K * N, maxC = (long long)M * N;
-    long long maxPA = (long long)M * tc_pitch_128(K), maxPB = (long long)K * tc_pitch_128(N);
     for (int i = 0; i < n_shapes + n_patterns; i++) {
         const problem *p = i < n_shapes ? &shapes[i] : &patterns[i - n_shapes];
-        if ((long long)p->M * tc_pitch_128(p->K) > maxPA) maxPA = (long long)p->M * tc_pitch_128(p->K);
-        if ((long long)p->K * tc_pitch_128(p->N) > maxPB) maxPB = (long long)p->K * tc_pitch_128(p->N);
         if ((long long)p->M * p->K > maxA) maxA = (long long)p->M * p->K;
         if ((long long)p->K * p->N > maxB) maxB = (long long)p->K * p->N;
         if ((long long)p->M * p->N > maxC) maxC = (long long)p->M * p->N;
@@ -944,12 +907,9 @@ int main(int argc, char **argv)
     }
     CUBLAS_CHECK(cublasCreate(&b.ctx.blas));
     b.ctx.sm_count = dev.sm_count;
-    if (b.hopper) { /* steps 17-20's workspace: at most one partial tile per block, one block per SM */
+    if (b.hopper) { /* steps 17 and 18's workspace: at most one partial tile per block, one block per SM */
         b.ctx.work_slots = dev.sm_count;
         CUDA_CHECK(cudaMalloc(&b.ctx.work, (size_t)dev.sm_count * TC_BM * 256 * sizeof(float)));
-        /* steps 19, 20: the copies of A and B with rows 128 bytes apart */
-        CUDA_CHECK(cudaMalloc(&b.ctx.pA, (size_t)maxPA * 2));
-        CUDA_CHECK(cudaMalloc(&b.ctx.pB, (size_t)maxPB * 2));
     }
 
     /* 1. Small problems against the CPU. */
@@ -1090,8 +1050,6 @@ int main(int argc, char **argv)
 
     CUBLAS_CHECK(cublasDestroy(b.ctx.blas));
     if (b.ctx.work) CUDA_CHECK(cudaFree(b.ctx.work));
-    if (b.ctx.pA) CUDA_CHECK(cudaFree(b.ctx.pA));
-    if (b.ctx.pB) CUDA_CHECK(cudaFree(b.ctx.pB));
     CUDA_CHECK(cudaFree(b.d_A));
     CUDA_CHECK(cudaFree(b.d_B));
     CUDA_CHECK(cudaFree(b.d_Cref));

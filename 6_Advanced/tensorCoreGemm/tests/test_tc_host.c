@@ -829,19 +829,6 @@ static void tail_split_shortens_the_last_round(void **state)
     assert_true(p.dp_tiles == 512 && p.pieces == 1);
 }
 
-static void pitch_128_rounds_rows_up_to_128_bytes(void **state)
-{
-    (void)state;
-    const int cols[] = {8, 64, 72, 200, 264, 4000, 4096, 5000, 5056, 32768};
-    const int want[] = {64, 64, 128, 256, 320, 4032, 4096, 5056, 5056, 32768};
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-        int p = tc_pitch_128(cols[i]);
-        assert_int_equal(p, want[i]);
-        assert_int_equal((p * 2) % 128, 0);         /* every row on a 128-byte boundary */
-        assert_true(p >= cols[i] && p - cols[i] < 64); /* the least such pitch */
-    }
-}
-
 static void names_are_joined(void **state)
 {
     (void)state;
@@ -881,7 +868,6 @@ int main(void)
         cmocka_unit_test(tile_order_is_a_bijection),
         cmocka_unit_test(tail_split_covers_every_k_step_once),
         cmocka_unit_test(tail_split_shortens_the_last_round),
-        cmocka_unit_test(pitch_128_rounds_rows_up_to_128_bytes),
         cmocka_unit_test(names_are_joined),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
