@@ -24,6 +24,7 @@
 #include "kg_report.h"
 #include "kgate_static.h"
 #include "ncu.h"
+#include "late_warps.h"
 #include "sanpass.h"
 #include "proto.h"
 #include "rules.h"
@@ -82,6 +83,10 @@ void usage(FILE *f)
             "                     compute-sanitizer, in its sandbox; a finding is L2: none, fast\n"
             "                     (the default: memcheck with leak checking, racecheck) or all\n"
             "                     (also initcheck, synccheck); --compute-sanitizer=PATH the tool\n"
+            "  --late-warps=WHICH build a candidate that passed once more with half of each block's\n"
+            "                     warps started about 20 us late, and check its outputs again (a\n"
+            "                     race between warps gives wrong ones: L3): auto (the default: where\n"
+            "                     the static scan found KG-SYNC-MISSING), all, or none\n"
             "  --kernelbench=PROBLEM.py CANDIDATE.py...  or  --kernelbench=DIR (DIR/problems/NAME.py,\n"
             "                     DIR/candidates/NAME__X.py, DIR/labels.tsv): judge KernelBench problems\n"
             "                     (Model, get_inputs) and candidates (ModelNew) with PyTorch; the\n"
@@ -147,6 +152,7 @@ int parse_args(int argc, char **argv, kg_opts *o)
     o->explain = -1;
     o->seed = 2026;
     o->sanitize = KG_SAN_FAST;   /* a PASS must also run clean under memcheck and racecheck */
+    o->late_warps = KG_LATE_AUTO;   /* P1 KG-SYNC-MISSING: the dynamic track looks closely */
     o->nvcc = "nvcc";
     o->python = "python3";
     o->policy = KG_POLICY_DEFAULT;
@@ -164,7 +170,7 @@ int parse_args(int argc, char **argv, kg_opts *o)
                                    "ncu", "arch", "jobs", "device", "devices", "seed", "timeout",
                                    "scan-timeout", "compile-timeout", "torch-timeout", "explain-budget",
                                    "memory", "sanitize", "compute-sanitizer", "kernelbench", "kb-runner",
-                                   "kb-rules"};
+                                   "kb-rules", "late-warps"};
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
         if (only_paths || a[0] != '-' || a[1] == 0) { o->paths[o->n_paths++] = a; continue; }
@@ -230,6 +236,11 @@ int parse_args(int argc, char **argv, kg_opts *o)
         else if (!strcmp(name, "kb-rules")) o->kb_rules = val;
         else if (!strcmp(name, "ncu")) o->ncu = val;
         else if (!strcmp(name, "compute-sanitizer")) o->sanitizer = val;
+        else if (!strcmp(name, "late-warps")) {
+            o->late_warps = !strcmp(val, "auto") ? KG_LATE_AUTO : !strcmp(val, "all") ? KG_LATE_ALL
+                          : !strcmp(val, "none") ? KG_LATE_NONE : -1;
+            if (o->late_warps < 0) { bad_arg("--late-warps=%s: expected auto, all or none", val); return -1; }
+        }
         else if (!strcmp(name, "sanitize")) {
             o->sanitize = kg_san_mode_parse(val);
             if (o->sanitize < 0) { bad_arg("--sanitize=%s: expected none, fast or all", val); return -1; }

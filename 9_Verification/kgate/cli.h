@@ -19,6 +19,7 @@ typedef struct {
     int sanitize;                      /* KG_SAN_NONE, _FAST (the default), _ALL (sanpass.h) */
     int sanitize_given;                /* --sanitize was on the command line */
     const char *sanitizer;             /* --compute-sanitizer=PATH (default: CUDA's) */
+    int late_warps;                    /* KG_LATE_AUTO (the default), _ALL, _NONE (late_warps.h) */
     const char *kernelbench;           /* --kernelbench=PROBLEM.py or DIR (kbgate.c) */
     const char *kb_runner, *kb_rules;  /* its runner script and static pass (default: installed) */
     int all_devices, n_dev_req, dev_req[KG_MAX_DEV];

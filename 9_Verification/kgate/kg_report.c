@@ -350,6 +350,10 @@ void kg_print_candidate(FILE *f, const kg_cand *c)
     if (c->san_stopped_by > 0)
         fprintf(f, "    sanitizer: %s%s%s%s%s\n", sz_tool_name(c->san_stopped_by - 1), c->san_kind[0] ? " " : "",
                 EF(c->san_kind), c->san_where[0] ? " at " : "", EF(c->san_where));
+    if (c->late_state) {
+        static const char *const late_what[] = {"", "ran", "stopped it", "not run"};
+        fprintf(f, "    late warps: %s in %.2f s: %s\n", late_what[c->late_state & 3], c->t_late, EF(c->late_note));
+    }
     if (c->notes[0]) fprintf(f, "    note: %s\n", EF(c->notes));
     fprintf(f, "    seconds: static %.3f, compile %.3f, run %.3f, total (start to verdict) %.3f; "
                "overhead: sandbox %.3f, judge %.3f",
@@ -606,6 +610,16 @@ void kg_feedback_record(FILE *f, const kg_cand *c)
         fprintf(f, "},");
     } else {
         fprintf(f, "\"sanitizer\":null,");
+    }
+    if (c->late_state) {   /* the late-warps run: what it found (with the fix), or why it did not run */
+        static const char *const late_name[] = {"", "ran", "stopped", "not run"};
+        fprintf(f, "\"late_warps\":{");
+        jstr(f, "result", late_name[c->late_state & 3], 1);
+        jnum(f, "seconds", c->t_late, 1);
+        jstr(f, "note", c->late_note, 0);
+        fprintf(f, "},");
+    } else {
+        fprintf(f, "\"late_warps\":null,");
     }
     if (c->n_dev > 1 || c->disagree) {
         fprintf(f, "\"devices\":[");

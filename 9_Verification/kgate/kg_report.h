@@ -121,7 +121,17 @@ typedef struct {
     char san_kind[48];         /* the finding's kind ("oob-global-read"), "" when the run failed */
     char san_where[300];       /* the candidate's file:line, "" when the report names none */
     char san_hint[256];
+    /* the late-warps run (late_warps.h), before the verdict: its seconds are
+     * in t_total */
+    int late_state;            /* KG_LATE_NO ... below */
+    double t_late;
+    char late_note[200];       /* what it found, or why it did not run */
 } kg_cand;
+
+/* The late-warps run of a candidate: not wanted; run, the outputs right
+ * again; run, and it stopped the candidate; wanted but not run (the gate's
+ * reason, in late_note: the verdict stands). */
+enum { KG_LATE_NO = 0, KG_LATE_HELD, KG_LATE_STOPPED, KG_LATE_NOT_RUN };
 
 typedef struct {
     int m[KG_V_COUNT][KG_V_COUNT];   /* [expected][verdict] */

@@ -71,6 +71,7 @@
 #include "cli.h"
 #include "explain.h"
 #include "sanitize_run.h"
+#include "late_warps.h"
 #include "sanpass.h"
 #include "pipeline.h"
 #include "setup.h"
@@ -380,6 +381,13 @@ int main(int argc, char **argv)
                o.sanitize == KG_SAN_ALL ? "memcheck with leak checking, racecheck, initcheck, synccheck"
                                         : "memcheck with leak checking, racecheck");
     }
+    if ((o.mode == MODE_FULL || o.mode == MODE_DRY) && !o.kernelbench)
+        printf("# late warps: %s\n", o.late_warps == KG_LATE_NONE ? "off (--late-warps=none)"
+                                     : o.late_warps == KG_LATE_ALL
+                                         ? "every PASS is built again with half of each block's warps started "
+                                           "about 20 us late and checked again (--late-warps=all)"
+                                         : "a PASS with a KG-SYNC-MISSING finding is built again with half of each "
+                                           "block's warps started about 20 us late and checked again");
     fflush(stdout);
 
     char workdir[1024];
@@ -634,6 +642,7 @@ int main(int argc, char **argv)
             c->t_quiesce = quiesce_others(&g, jobs, next, gpu);
             c->t_gpu_wait = kg_now() - j->t0 - c->t_ready;
             run_candidate(&g, j, c, ti);
+            late_warps_check(&g, j, c, jobs, next, gpu, ti);
             stop_job(&g, j);
             c->t_total = kg_now() - j->t0;
             j->state = J_DONE;
@@ -723,6 +732,15 @@ int main(int argc, char **argv)
                "or teardown, %.2f s in all\n", quiesce_waits, quiesce_wait_s);
 
     /* ---- L4 verdicts explained (after every verdict: they do not wait for it) ---- */
+    int late_run = 0, late_stopped = 0, late_not = 0;
+    for (int i = 0; i < n; i++) {
+        late_run += cands[i].late_state == KG_LATE_HELD || cands[i].late_state == KG_LATE_STOPPED;
+        late_stopped += cands[i].late_state == KG_LATE_STOPPED;
+        late_not += cands[i].late_state == KG_LATE_NOT_RUN;
+    }
+    if (late_run || late_not)
+        printf("# late warps: %d candidate(s) run again, %d stopped, %d not run (the gate's reasons, in their reports)\n",
+               late_run, late_stopped, late_not);
     /* ---- PASS verdicts under compute-sanitizer (a finding: L2) ---- */
     if (sanitizer[0]) sanitize_passed(&g, cands, jobs, n, sanitizer);
     if (explain) explain_l4(&g, cands, jobs, n);

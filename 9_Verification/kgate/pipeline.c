@@ -25,6 +25,7 @@
 #include "judge.h"
 #include "kg_report.h"
 #include "kgate_static.h"
+#include "late_warps.h"
 #include "ncu.h"
 #include "proto.h"
 #include "rules.h"
@@ -871,4 +872,116 @@ double quiesce_others(kg_gate *g, kg_job *jobs, int next, int self)
         }
     }
     return waited;
+}
+
+/* ---- the late-warps run (late_warps.h) ------------------------------------ */
+
+/* Does the candidate get the run? A PASS (or, in a dry run, a candidate that
+ * loaded and ran), plain CUDA, with a KG-SYNC-MISSING finding (or every
+ * one, with --late-warps=all). */
+static int late_warps_wanted(const kg_gate *g, const kg_job *j, const kg_cand *c)
+{
+    if (g->o->late_warps == KG_LATE_NONE || j->is_torch || !j->source || !j->dir[0]) return 0;
+    if (!(c->verdict == KG_V_PASS || (g->o->mode == MODE_DRY && c->verdict == KG_V_STATIC_OK))) return 0;
+    if (g->o->late_warps == KG_LATE_ALL) return 1;
+    int rule = kg_rule_index("KG-SYNC-MISSING");
+    for (int i = 0; i < c->n_hits; i++)
+        if (c->hits[i].rule == rule) return 1;
+    return 0;
+}
+
+/* The run wanted but not made, for the gate's own reason: the verdict
+ * stands (the run can only add a stop), the report says why. */
+static void late_not_run(kg_cand *c, const char *why)
+{
+    c->late_state = KG_LATE_NOT_RUN;
+    snprintf(c->late_note, sizeof c->late_note, "%.199s", why);
+}
+
+void late_warps_check(kg_gate *g, kg_job *j, kg_cand *c, kg_job *jobs, int next, int self, int task_index)
+{
+    if (!late_warps_wanted(g, j, c)) return;
+    double t0 = kg_now();
+    int ai = arch_of_device(g, 0);
+    int nk = 0;
+    char *late = kg_late_warps_source(j->source, &nk);
+    char *csrc = late ? kg_compile_source(late, c->path, j->compile_needs_half, j->compile_needs_bf16) : NULL;
+    free(late);
+    char cu_host[PATH_MAX + 32];
+    snprintf(cu_host, sizeof cu_host, "%s/cand_late.cu", j->dir);
+    if (ai < 0 || j->arch_ok[ai] != 1) {
+        late_not_run(c, "no build for the first device's architecture");
+    } else if (!csrc || nk == 0) {
+        late_not_run(c, csrc ? "no __global__ function body found in the text (a kernel a macro defines is not "
+                               "changed)" : "out of memory");
+    } else if (write_text(cu_host, csrc) != 0) {
+        late_not_run(c, "cannot write the changed source");
+    } else {
+        /* the compile: the first device's architecture, in the compiler's sandbox */
+        const char *argv[40];
+        char archflag[512], cu[PATH_MAX + 32], so[PATH_MAX + 32];
+        const char *d = g->sb->enabled ? "/scratch" : j->dir;
+        snprintf(cu, sizeof cu, "%s/cand_late.cu", d);
+        snprintf(so, sizeof so, "%s/cand_late.so", d);
+        kg_compile_argv(g->nvcc, g->arch[ai], cu, so, strstr(j->source, "cublas") != NULL, j->cpp17, argv,
+                        archflag, sizeof archflag);
+        kg_sb_spec s;
+        memset(&s, 0, sizeof s);
+        s.kind = KG_SB_COMPILE;
+        s.scratch = j->dir;
+        s.scratch_rw = 1;
+        s.argv = argv;
+        /* its messages after the first compile's, in the compile log (--keep, --work) */
+        int lf = open(j->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        s.out_fd = lf;
+        s.slot = j->slot;
+        s.lim = kg_default_limits(KG_SB_COMPILE, g->o->compile_timeout);
+        kg_sb_proc p;
+        kg_sb_result rec;
+        char so_host[PATH_MAX + 32];
+        snprintf(so_host, sizeof so_host, "%s/cand_late.so", j->dir);
+        int spawned = kg_sb_spawn(g->sb, &s, &p);
+        if (lf >= 0) close(lf);
+        if (spawned != 0) {
+            late_not_run(c, "cannot start the compiler in the sandbox");
+        } else if (kg_sb_wait(&p, kg_now() + KG_WALL_FACTOR * g->o->compile_timeout, &rec) < 0 || rec.exit_code != 0 ||
+                   rec.term_signal != 0 || access(so_host, R_OK) != 0) {
+            late_not_run(c, "the changed source did not compile (the gate's change, not the candidate's code)");
+        } else if (spawn_harness(g, j, 0, "cand_late.so", NULL) != 0) {
+            late_not_run(c, "cannot start the candidate's process in the sandbox");
+        } else {
+            /* the checks again, untimed, with the GPU to this session alone */
+            j->h_dead[0] = 0;
+            j->h_ready[0] = 0;
+            quiesce_others(g, jobs, next, self);
+            int timing = g->o->no_timing;
+            g->o->no_timing = 1;
+            kg_dev_result r;
+            memset(&r, 0, sizeof r);
+            run_on_device(g, j, c, 0, task_index, &r);
+            g->o->no_timing = timing;
+            if (kg_verdict_is_stop(r.verdict)) {
+                c->late_state = KG_LATE_STOPPED;
+                c->verdict = r.verdict;
+                snprintf(c->reason, sizeof c->reason, "late warps: with half of each block's warps started about "
+                         "20 us late: %.300s", r.reason);
+                snprintf(c->late_note, sizeof c->late_note, "a race between warps: the outputs depend on the order "
+                         "the warps run in; put __syncthreads() between writing shared memory and any other "
+                         "thread's read or atomic on it");
+                c->dev[0].verdict = r.verdict;
+                snprintf(c->dev[0].reason, sizeof c->dev[0].reason, "%s", c->reason);
+            } else if (r.verdict == KG_V_PASS || r.verdict == KG_V_STATIC_OK || r.verdict == KG_V_EXTERNAL) {
+                c->late_state = KG_LATE_HELD;
+                snprintf(c->late_note, sizeof c->late_note, "%d kernel(s) changed; %s", nk,
+                         g->o->mode == MODE_DRY ? "dry run: loaded and called, nothing checked"
+                                                : "the outputs were right again");
+            } else {
+                char why[300];
+                snprintf(why, sizeof why, "the run ended without a verdict: %.200s", r.reason);
+                late_not_run(c, why);
+            }
+        }
+    }
+    free(csrc);
+    c->t_late = kg_now() - t0;
 }

@@ -114,5 +114,8 @@ int parse_stop(kg_job *j, kg_cand *c);
 void run_candidate(kg_gate *g, kg_job *j, kg_cand *c, int task_index);
 void stop_job(kg_gate *g, kg_job *j);
 double quiesce_others(kg_gate *g, kg_job *jobs, int next, int self);
+/* After run_candidate: the late-warps run (late_warps.h) of a candidate that
+ * passed, when --late-warps asks for it; a stop changes c's verdict. */
+void late_warps_check(kg_gate *g, kg_job *j, kg_cand *c, kg_job *jobs, int next, int self, int task_index);
 
 #endif

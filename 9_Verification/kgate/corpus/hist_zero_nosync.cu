@@ -1,14 +1,16 @@
 // kgate-task: histogram256
-// planted defect: SILENT, and beyond every tool of the gate. The block zeroes
-// its shared bins and goes straight on to count into them: no __syncthreads()
-// between the zeroing and the first atomicAdd, so a warp may count into a bin
-// that another warp has not zeroed yet. In practice every warp's zeroing store
+// planted defect: SILENT to every sanitizer tool. The block zeroes its shared
+// bins and goes straight on to count into them: no __syncthreads() between
+// the zeroing and the first atomicAdd, so a warp may count into a bin that
+// another warp has not zeroed yet. In practice every warp's zeroing store
 // comes long before any warp's first count (which waits for its 16-byte load
 // from global memory), so the bins come out right. racecheck does not report
 // it: it does not pair a plain shared store with a shared atomic (on our H200
 // this candidate ran clean under racecheck). The static scan names the line
-// (KG-SYNC-MISSING, P1: a hint, not a stop), so the gate lets it by: the
-// corpus's one known miss.
+// (KG-SYNC-MISSING, P1: not a stop by itself), which sends the candidate to
+// the late-warps run: half of each block's warps start about 20 us late, the
+// early ones count into bins the late ones then zero, and the bins come out
+// too small (L3).
 #include <cuda_runtime.h>
 
 __global__ void hist256(const unsigned char* data, unsigned int* hist, int n)

@@ -283,6 +283,25 @@ KGATE_BWRAP="$tmp/order_bwrap" bin/kgate --static-only "$corpus/relu_basic.cu" "
     || bad "the PyTorch candidate is not admitted first: $(tr '\n' ' ' < "$tmp/order.log" 2>/dev/null)"
 grep -A3 "^STATIC-OK relu_basic.cu" "$tmp/o23" | grep -q . && [ "$(grep -n 'relu_basic.cu  ' "$tmp/o23" | cut -d: -f1)" -lt \
     "$(grep -n 'torch_relu.cu  ' "$tmp/o23" | cut -d: -f1)" ] && ok || bad "the report is not in the candidates' order"
+# --- the late-warps run ------------------------------------------------------------
+# A candidate with a KG-SYNC-MISSING finding is built again with half of each
+# block's warps started late and run again (here a dry run: the changed build
+# compiled in the compiler's sandbox, loaded and called in the candidate's
+# sandbox; a GPU is what shows wrong outputs); one without it is not, unless
+# --late-warps=all; none turns it off.
+bin/kgate --dry-run --json="$tmp/late.json" "$corpus/hist_zero_nosync.cu" "$corpus/relu_basic.cu" > "$tmp/o24" 2>&1
+grep -A12 "^STATIC-OK hist_zero_nosync.cu" "$tmp/o24" | grep -q "^    late warps: ran in [0-9.]* s: 1 kernel(s) changed; dry run" \
+    && ok || bad "the late-warps run of a KG-SYNC-MISSING candidate: $(grep "late warps" "$tmp/o24")"
+grep -A12 "^STATIC-OK relu_basic.cu" "$tmp/o24" | grep -q "late warps" && bad "a late-warps run without KG-SYNC-MISSING" || ok
+grep -q '"late_warps":{"result":"ran","seconds":[0-9.]*,"note":"1 kernel(s) changed' "$tmp/late.json" \
+    && grep -q '"late_warps":null' "$tmp/late.json" && ok || bad "the late-warps run in the JSON"
+bin/kgate --dry-run --late-warps=all "$corpus/relu_basic.cu" > "$tmp/o25" 2>&1
+grep -q "^    late warps: ran in [0-9.]* s: 1 kernel(s) changed" "$tmp/o25" && ok || bad "--late-warps=all: $(grep late "$tmp/o25")"
+bin/kgate --dry-run --late-warps=none "$corpus/hist_zero_nosync.cu" > "$tmp/o26" 2>&1
+grep -q "late warps" "$tmp/o26" && bad "--late-warps=none ran it" || ok
+bin/kgate --late-warps=often "$corpus/relu_basic.cu" > "$tmp/o27" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "late-warps=often: expected auto, all or none" "$tmp/o27" && ok || bad "--late-warps=often: exit $rc"
 # --- the helpers are not commands ------------------------------------------------
 # kgate-sandbox, kgate-scan, kgate-harness and kgate-torch-build.py live in
 # build/libexec/kgate, where users do not meet them; bin/ has the gate alone
