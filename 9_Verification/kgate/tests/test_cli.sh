@@ -292,13 +292,15 @@ grep -A3 "^STATIC-OK relu_basic.cu" "$tmp/o23" | grep -q . && [ "$(grep -n 'relu
 bin/kgate --dry-run --json="$tmp/late.json" "$corpus/hist_zero_nosync.cu" "$corpus/relu_basic.cu" > "$tmp/o24" 2>&1
 grep -A12 "^STATIC-OK hist_zero_nosync.cu" "$tmp/o24" | grep -q "^    late warps: ran in [0-9.]* s: 1 kernel(s) changed; dry run" \
     && ok || bad "the late-warps run of a KG-SYNC-MISSING candidate: $(grep "late warps" "$tmp/o24")"
-grep -A12 "^STATIC-OK relu_basic.cu" "$tmp/o24" | grep -q "late warps" && bad "a late-warps run without KG-SYNC-MISSING" || ok
+grep -A12 "^STATIC-OK relu_basic.cu" "$tmp/o24" | grep -q "^    late warps" && bad "a late-warps run without KG-SYNC-MISSING" || ok
+grep -q "^# late warps: 1 candidate(s) run again, 0 stopped, 0 not run" "$tmp/o24" && ok || bad "the late-warps summary line"
 grep -q '"late_warps":{"result":"ran","seconds":[0-9.]*,"note":"1 kernel(s) changed' "$tmp/late.json" \
     && grep -q '"late_warps":null' "$tmp/late.json" && ok || bad "the late-warps run in the JSON"
 bin/kgate --dry-run --late-warps=all "$corpus/relu_basic.cu" > "$tmp/o25" 2>&1
 grep -q "^    late warps: ran in [0-9.]* s: 1 kernel(s) changed" "$tmp/o25" && ok || bad "--late-warps=all: $(grep late "$tmp/o25")"
 bin/kgate --dry-run --late-warps=none "$corpus/hist_zero_nosync.cu" > "$tmp/o26" 2>&1
-grep -q "late warps" "$tmp/o26" && bad "--late-warps=none ran it" || ok
+grep -q "^    late warps" "$tmp/o26" && bad "--late-warps=none ran it" || ok
+grep -q "^# late warps: off (--late-warps=none)" "$tmp/o26" && ok || bad "--late-warps=none is not announced"
 bin/kgate --late-warps=often "$corpus/relu_basic.cu" > "$tmp/o27" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q "late-warps=often: expected auto, all or none" "$tmp/o27" && ok || bad "--late-warps=often: exit $rc"
