@@ -45,6 +45,11 @@ void close_fd(int *fd)
 
 static double sb_start_s(const kg_sb_result *r) { return r->started ? r->start_ms / 1000.0 : 0.0; }
 
+/* The wall-clock seconds of a scan or compile whose limit is `limit` CPU
+ * seconds: KG_WALL_FACTOR times as many, twice that on its one retry
+ * (`tries`: the retries made so far). */
+static double wall_s(double limit, int tries) { return KG_WALL_FACTOR * limit * (tries ? 2 : 1); }
+
 /* The build a device runs: index into g->arch, or -1. */
 int arch_of_device(const kg_gate *g, int d)
 {
@@ -113,8 +118,7 @@ int spawn_compile(kg_gate *g, kg_job *j, kg_cand *c)
     /* the limit is CPU seconds (the candidate's: a bomb uses the CPU); four
      * times as many of wall-clock time (the machine's: a loaded machine
      * starves it), KG_WALL_FACTOR; eight times on the retry */
-    j->cc_deadline = kg_now() + KG_WALL_FACTOR * (j->is_torch ? g->o->torch_timeout : g->o->compile_timeout) *
-                                    (j->cc_tries ? 2 : 1);
+    j->cc_deadline = kg_now() + wall_s(j->is_torch ? g->o->torch_timeout : g->o->compile_timeout, j->cc_tries);
     return 0;
 }
 
@@ -222,7 +226,7 @@ int spawn_scan(kg_gate *g, kg_job *j, kg_cand *c)
     /* the scan's own deadline, about 2 s before the gate's wall-clock limit:
      * a scan that runs out of time ends its nvcc runs and says so (a record
      * with timed_out = 1), rather than being killed with nothing said */
-    double wall = KG_WALL_FACTOR * limit * (j->scan_tries ? 2 : 1);
+    double wall = wall_s(limit, j->scan_tries);
     double own = wall - 2 > wall / 2 ? wall - 2 : wall / 2;
     char dl[48], arch[96];
     snprintf(dl, sizeof dl, "--deadline=%.1f", own);
@@ -413,13 +417,13 @@ void static_result(kg_gate *g, kg_job *j, kg_cand *c)
         c->verdict = KG_V_L1;
         if (busy) {
             snprintf(c->reason, sizeof c->reason, "static track stopped: no result within %.0f s of wall-clock "
-                     "time, %.1f s of CPU time used (a preprocessor or template bomb?)", KG_WALL_FACTOR * limit * (j->scan_tries ? 2 : 1), rec.cpu_s);
+                     "time, %.1f s of CPU time used (a preprocessor or template bomb?)", wall_s(limit, j->scan_tries), rec.cpu_s);
         } else if (j->scan_killed) {
             c->verdict = KG_V_SKIPPED;
             c->gate_failure = 1;
             snprintf(c->reason, sizeof c->reason, "gate: the static scan got no result within %.0f s of "
                      "wall-clock time, twice, having used less than half its %.0f s of CPU time (a machine too busy to "
-                     "run it): not judged", 2 * KG_WALL_FACTOR * limit, limit);
+                     "run it): not judged", wall_s(limit, j->scan_tries), limit);
         } else if (got > 0 && got != (ssize_t)sizeof m)
             snprintf(c->reason, sizeof c->reason, "static track failed: a truncated record");
         else if (got == (ssize_t)sizeof m)
@@ -599,14 +603,14 @@ void compile_result(kg_gate *g, kg_job *j, kg_cand *c)
             snprintf(c->reason, sizeof c->reason, "PyTorch cannot build extensions here: %.300s", why);
         } else if (cc_busy) {
             snprintf(c->reason, sizeof c->reason, "compile stopped: no result within %.0f s of wall-clock time, "
-                     "%.1f s of CPU time used", KG_WALL_FACTOR * cc_limit, rec.cpu_s);
+                     "%.1f s of CPU time used", wall_s(cc_limit, j->cc_tries), rec.cpu_s);
         } else if (j->cc_killed) {
             double limit = cc_limit;
             j->env_skip = 1;   /* SKIPPED: the gate's failure, not the candidate's */
             c->gate_failure = 1;
             snprintf(c->reason, sizeof c->reason, "gate: the compiler got no result within %.0f s of wall-clock "
                      "time, twice, having used less than half its %.0f s of CPU time (a machine too busy to run it): "
-                     "not judged", 2 * KG_WALL_FACTOR * limit, limit);
+                     "not judged", wall_s(limit, j->cc_tries), limit);
         } else if (rec.mem_oom)
             snprintf(c->reason, sizeof c->reason, "compile stopped: %s", end);
         else if (rec.term_signal && rec.term_signal != SIGKILL)
@@ -944,7 +948,7 @@ void late_warps_check(kg_gate *g, kg_job *j, kg_cand *c, kg_job *jobs, int next,
         if (lf >= 0) close(lf);
         if (spawned != 0) {
             late_not_run(c, "cannot start the compiler in the sandbox");
-        } else if (kg_sb_wait(&p, kg_now() + KG_WALL_FACTOR * g->o->compile_timeout, &rec) < 0 || rec.exit_code != 0 ||
+        } else if (kg_sb_wait(&p, kg_now() + wall_s(g->o->compile_timeout, 0), &rec) < 0 || rec.exit_code != 0 ||
                    rec.term_signal != 0 || access(so_host, R_OK) != 0) {
             late_not_run(c, "the changed source did not compile (the gate's change, not the candidate's code)");
         } else if (spawn_harness(g, j, 0, "cand_late.so", NULL) != 0) {

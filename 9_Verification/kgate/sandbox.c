@@ -77,10 +77,10 @@ kg_limits kg_default_limits(kg_sb_kind kind, double timeout_s)
         /* the heaviest plain candidate of the corpus (CUB's headers) peaks
          * at 240 MiB resident and parses within 400 MiB of address space;
          * a macro bomb grows by several hundred MiB a second until it meets the
-         * limit, so a low one stops it early, before it crowds a busy
-         * machine (two bombs at 4 GiB each starved a 2-core machine's
-         * other work). A PyTorch candidate's scan reads PyTorch's headers:
-         * spawn_scan gives it 4 GiB. */
+         * limit, so a low one stops it early (about 1.2 s at 1 GiB; at 4 GiB
+         * two of them at once on a busy 2-core machine ran out of wall-clock
+         * time, twice: SKIPPED instead of L1). A PyTorch candidate's scan
+         * reads PyTorch's headers: spawn_scan gives it 4 GiB. */
         l.cpu_s = timeout_s;
         l.as_bytes = 1 * GiB;
         l.mem_bytes = 2 * GiB;   /* libclang and up to six nvcc -E at once */

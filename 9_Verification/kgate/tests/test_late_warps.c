@@ -94,9 +94,10 @@ static void test_not_code(void **s)
     changed_as("int my__global__x;\nvoid f() { }\n", "int my__global__x;\nvoid f() { }\n", 0);
 }
 
-/* The corpus candidates the run is for, and some of every kind, changed
- * and compiled by nvcc as the gate compiles a candidate (for sm_90, device
- * code included): the change must never be what fails. */
+/* The corpus candidates the run is for, and others of several kinds,
+ * changed and compiled by nvcc for sm_90, device code included: the change
+ * must never be what fails. (The gate's own compile of the changed source,
+ * behind its headers and #line, is test_cli.sh's dry run.) */
 static void test_corpus_compiles(void **s)
 {
     (void)s;
