@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 199309L
 #include "timing.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -222,6 +223,27 @@ static void CUDART_CB read_clocks(void *p)
     gpu_clocks_read(c->g, c->into);
 }
 
+double timing_hold_seconds(double enqueue_s)
+{
+    double h = 2.0 * enqueue_s + TIMING_HOLD_MIN_S;
+    return h < TIMING_HOLD_MAX_S ? h : TIMING_HOLD_MAX_S;
+}
+
+/* The host function that holds the stream: it sleeps for *seconds. A
+ * sleep, not a wait for a signal from the host: should a tool make launches
+ * wait for the stream (compute-sanitizer may), a signal that never comes
+ * would hang the run, and a sleep only ends it late. */
+static void CUDART_CB hold_stream(void *seconds)
+{
+    double s = *(const double *)seconds;
+    struct timespec ts;
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        /* interrupted by a signal: sleep for what is left */
+    }
+}
+
 void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing_stats *out)
 {
     int reps = cfg->reps > 0 ? cfg->reps : 1;
@@ -229,7 +251,10 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
     cudaEvent_t *ev = (cudaEvent_t *)malloc(2 * runs_n * sizeof *ev);
     timed_run *runs = (timed_run *)calloc(runs_n, sizeof *runs);
     clock_read *reads = (clock_read *)malloc(runs_n * sizeof *reads);
-    if (n <= 0 || !ev || !runs || !reads) {
+    double *hold_of_run = (double *)calloc(runs_n, sizeof *hold_of_run);
+    double *hold = (double *)calloc(n > 0 ? n : 1, sizeof *hold);
+    int *short_holds = (int *)calloc(n > 0 ? n : 1, sizeof *short_holds);
+    if (n <= 0 || !ev || !runs || !reads || !hold_of_run || !hold || !short_holds) {
         fprintf(stderr, "time_gpu: %s\n", n <= 0 ? "no variant to time" : "out of host memory");
         exit(1);
     }
@@ -241,18 +266,26 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
     cudaStream_t side = NULL;
     if (clocks) CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
 
+    /* The warm-ups also measure how long the host takes to queue a run:
+     * the hold below must outlast that. */
     for (int i = 0; i < n; i++) {
         int depth = nvtx_push_path(v[i].nvtx_name);
+        double enqueue = 0;
         for (int w = 0; w < cfg->warmups; w++) {
             if (v[i].before) v[i].before(v[i].ctx, cfg->stream);
             if (cfg->flush_l2 || v[i].flush_l2) flush_l2(cfg->stream);
+            double t0 = host_seconds();
             v[i].fn(v[i].ctx, cfg->stream);
+            double took = host_seconds() - t0;
+            if (took > enqueue) enqueue = took;
         }
+        hold[i] = timing_hold_seconds(enqueue);
         nvtx_pop_n(depth);
     }
     for (int rep = 0; rep < reps; rep++) {
         for (int k = 0; k < n; k++) {
-            const timed_variant *var = &v[timing_rr_variant(rep, k, n)];
+            int vi = timing_rr_variant(rep, k, n);
+            const timed_variant *var = &v[vi];
             size_t run = (size_t)rep * n + k;
             int depth = nvtx_push_path(var->nvtx_name);
             if (var->before) var->before(var->ctx, cfg->stream);
@@ -267,9 +300,35 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
              * with each variant's runs back to back
              * (results/H200/history/1d17e7d/cudaGraphs.txt, commit 1d17e7d). */
             CUDA_CHECK(cudaStreamSynchronize(cfg->stream));
+            /* The hold (timing.h): the stream waits in a host function while
+             * the host queues the start event, the run and the end event, so
+             * the events time the GPU's work and not the host's. Without it
+             * the start event fires at once on the idle stream and the host's
+             * work in the call is timed as well: cuBLAS's BF16 GEMM at 4096^3
+             * read 0.2314 ms on a day the host was slow, against 0.1842 ms
+             * (results/H200/history/c5b372b/tensorCoreGemm__m_4096_n_4096_k_4096.txt,
+             * commit c5b372b; results/H200/tensorCoreGemm__m_4096_n_4096_k_4096.txt,
+             * commit cd59140), while our kernels moved by 2% at most. */
+            int held = !var->with_launches;
+            if (held) {
+                hold_of_run[run] = hold[vi];
+                CUDA_CHECK(cudaLaunchHostFunc(cfg->stream, hold_stream, &hold_of_run[run]));
+            }
             CUDA_CHECK(cudaEventRecord(ev[2 * run], cfg->stream));
             var->fn(var->ctx, cfg->stream);
             CUDA_CHECK(cudaEventRecord(ev[2 * run + 1], cfg->stream));
+            if (held) {
+                /* Still held? Then nothing of the host's work is timed. If
+                 * the start event has fired already, the hold was too short:
+                 * count the run, and hold twice as long from now on. */
+                cudaError_t q = cudaEventQuery(ev[2 * run]);
+                if (q == cudaSuccess) {
+                    short_holds[vi]++;
+                    hold[vi] = timing_hold_seconds(hold[vi]);
+                } else if (q != cudaErrorNotReady) {
+                    CUDA_CHECK(q);
+                }
+            }
             if (clocks) {
                 reads[run].g = clocks;
                 reads[run].into = &runs[run].clocks;
@@ -291,14 +350,24 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
         runs[run].ms = t;
     }
     timing_group_summary(runs, n, reps, out);
+    for (int i = 0; i < n; i++) {
+        out[i].short_holds = short_holds[i];
+        if (short_holds[i])
+            fprintf(stderr, "time_gpu: %s: in %d of %d timed runs the start event fired before the host had "
+                    "queued the run (the hold grew to %.3g ms): those runs' times include host work\n",
+                    v[i].nvtx_name ? v[i].nvtx_name : "a variant", short_holds[i], reps, 1e3 * hold[i]);
+    }
     for (size_t i = 0; i < 2 * runs_n; i++) CUDA_CHECK(cudaEventDestroy(ev[i]));
     free(ev);
     free(runs);
     free(reads);
+    free(hold_of_run);
+    free(hold);
+    free(short_holds);
 }
 
 void time_gpu(timed_fn fn, void *ctx, const timing_cfg *cfg, timing_stats *out)
 {
-    timed_variant one = {fn, ctx, cfg->nvtx_name, 0, NULL};
+    timed_variant one = {fn, ctx, cfg->nvtx_name, 0, NULL, 0};
     time_gpu_group(&one, 1, cfg, out);
 }

@@ -14,8 +14,18 @@
  * A variant and its reference are timed together, round robin, so that
  * neither gets the cooler GPU of the first seconds (a GPU that reaches its
  * power limit lowers its clock during a long run). Each run starts on an
- * idle stream, so a launch-bound variant is timed with its launches, not
- * with a queue the host filled during the variant before it:
+ * idle stream, never behind a queue the host filled during the variant
+ * before it. Then, by default, a host function holds the stream (it
+ * sleeps) while the host queues the start event, the run and the end
+ * event, so the events time the GPU's work alone: a library call that does
+ * more host work before its kernel starts than our launchers do is not
+ * charged for it, and a slow host slows nobody's figure. The hold lasts
+ * twice the longest time the host took to queue the variant's warm-ups,
+ * plus 50 us; a run whose start event had fired before the host finished
+ * queueing it is counted (t.short_holds, and a line on stderr) and the hold
+ * doubles. A variant whose time is meant to include the host's work (a
+ * chain of launches, allocations, anything that waits for the GPU inside
+ * the call) sets with_launches: it starts on the idle stream unheld:
  *
  *   timed_variant v[2] = {{run_ref, &ctx, "vectorAdd/copy"},
  *                         {run_naive, &ctx, "vectorAdd/naive"}};
@@ -81,6 +91,7 @@ typedef struct {
     double sm_mhz;                      /* median SM clock, MHz */
     unsigned sm_mhz_min;                /* the lowest reading */
     unsigned long long clock_reasons;   /* every reason seen after any run */
+    int short_holds;                    /* timed runs whose hold ended before the host had queued them */
 } timing_stats;
 
 /* One member of a group timed round robin. */
@@ -91,7 +102,15 @@ typedef struct {
     int flush_l2;           /* 1: cold L2 before this variant's runs (cfg->flush_l2: everyone's) */
     timed_fn before;        /* or NULL: host work before each of its runs, outside the events
                                (state the other variants change, put back as this one needs it) */
+    int with_launches;      /* 1: no hold; the time includes the host's work in fn (above) */
 } timed_variant;
+
+/* The hold's bounds, and its length from the longest time the host took to
+ * queue a run (2 * enqueue_s + TIMING_HOLD_MIN_S, at most TIMING_HOLD_MAX_S;
+ * a short hold grows by the same rule applied to itself). */
+#define TIMING_HOLD_MIN_S 50e-6
+#define TIMING_HOLD_MAX_S 50e-3
+double timing_hold_seconds(double enqueue_s);
 
 /* One timed run, as time_gpu_group records it. */
 typedef struct {

@@ -1,6 +1,6 @@
 /* test_timing.c: the round-robin order of time_gpu_group, each variant's
  * statistics picked out of the runs in the order they ran, and the clock
- * fields of the RESULT line. (The CUDA part, events and host functions,
+ * fields of the RESULT line, the hold's length. (The CUDA part, events and host functions,
  * runs on the GPU only: every sample's timing uses it.) */
 #include <stdarg.h>
 #include <stddef.h>
@@ -126,6 +126,27 @@ static void no_nvml_no_clocks(void **state)
     assert_int_equal(c.ok, 0);
 }
 
+/* The hold outlasts twice the host's longest queueing time, starts at
+ * 50 us, and a short one grows (doubles and more) up to its cap of 50 ms. */
+static void the_hold_outlasts_the_host_and_has_a_cap(void **state)
+{
+    (void)state;
+    assert_true(timing_hold_seconds(0.0) == TIMING_HOLD_MIN_S);
+    assert_true(timing_hold_seconds(1e-3) >= 2e-3);                  /* twice the host's time */
+    assert_true(timing_hold_seconds(1e-3) <= 2e-3 + TIMING_HOLD_MIN_S);
+    assert_true(timing_hold_seconds(1.0) == TIMING_HOLD_MAX_S);      /* a hung host: 50 ms, not 2 s */
+    double h = timing_hold_seconds(0.0);
+    int grows = 0;
+    while (h < TIMING_HOLD_MAX_S && grows < 100) {
+        double next = timing_hold_seconds(h);
+        assert_true(next >= 2 * h || next == TIMING_HOLD_MAX_S);
+        h = next;
+        grows++;
+    }
+    assert_true(h == TIMING_HOLD_MAX_S);
+    assert_true(grows <= 10);                                         /* from 50 us to 50 ms: 10 doublings */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -134,6 +155,7 @@ int main(void)
         cmocka_unit_test(reasons_are_named),
         cmocka_unit_test(clocks_go_on_the_result_line_only_when_read),
         cmocka_unit_test(no_nvml_no_clocks),
+        cmocka_unit_test(the_hold_outlasts_the_host_and_has_a_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -418,8 +418,9 @@ int main(int argc, char **argv)
                 if (!chosen[v] || !ok[v]) continue;
                 snprintf(ranges[v], sizeof ranges[v], "programmaticDependentLaunch/%s",
                          variants[v].name);
+                /* with_launches: a chain's time includes the host's launches (timing.h) */
                 group[n_group] = (timed_variant){variants[v].graph ? run_graph : run_stream,
-                                                 &vctx[v], ranges[v]};
+                                                 &vctx[v], ranges[v], 0, NULL, 1};
                 slot[v] = n_group++;
             }
             if (n_group > 0) {

@@ -501,8 +501,10 @@ int main(int argc, char **argv)
         vctx[v] = ctx;
         vctx[v].threshold = var->threshold;
         snprintf(ranges[v], sizeof ranges[v], "streamOrderedAllocation/%s", var->name);
+        /* with_launches: the allocations are host work, and each run waits
+         * for its stream inside the call (timing.h) */
         group[n_group] = (timed_variant){var->run, &vctx[v], ranges[v], 0,
-                                         var->alloc == ALLOC_ASYNC ? pool_restore : NULL};
+                                         var->alloc == ALLOC_ASYNC ? pool_restore : NULL, 1};
         slot[v] = n_group++;
     }
     if (n_group > 0) {
