@@ -4,7 +4,8 @@
  *   1. the static pass (ast_rules.py CANDIDATE --json, in the scan's sandbox):
  *      a P0 finding stops the candidate;
  *   2. the build: the candidate imported in the compile sandbox, so that its
- *      load_inline builds into its own scratch folder (no GPU there); beside
+ *      load_inline builds into its own scratch folder (no GPU there, so for
+ *      the architectures kb_set_arch chose: --arch, else the GPU's); beside
  *      it, the reference's runner starts in a sandbox of its own and runs the
  *      problem's Model: 5 correctness trials, then its timed batches;
  *   3. the candidate's runner (a third sandbox, the scratch read-only):
@@ -396,11 +397,24 @@ static void kb_build(kg_gate *g, kb_result *res, const char *dir, const char *lo
     int w = rc == 0 ? kg_sb_wait(&p, kg_now() + wall, &rec) : -1;
     char *text = kg_read_file(log, 1 << 22, NULL);
     const char *be = text ? strstr(text, "KGATE_BUILD_ERROR: ") : NULL;
+    /* the runner's own failure (an empty or malformed --arch, no PyTorch):
+     * trusted only before KGATE_BUILD_START, which it prints before the
+     * candidate's code runs, so that a candidate cannot claim one */
+    const char *ee = text ? strstr(text, "KGATE_ENV_ERROR: ") : NULL;
+    const char *bs = text ? strstr(text, "KGATE_BUILD_START: ") : NULL;
+    if (ee && bs && bs < ee) ee = NULL;
     char why[400];
     if (rc != 0 || w < 0 || !rec.started) {
         res->verdict = KG_V_SKIPPED;
         res->skipped_gate = 1;
         snprintf(res->reason, sizeof res->reason, "gate: the build did not run in its sandbox");
+    } else if (ee && w == 1 && rec.exit_code == 3) {
+        char first[300];
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(ee + 17, "\n"), ee + 17);
+        kg_text_escape(first, 280, why, sizeof why);
+        res->verdict = KG_V_SKIPPED;
+        res->skipped_gate = 1;
+        snprintf(res->reason, sizeof res->reason, "gate: the build could not start: %s", why);
     } else if (kb_violations(g, &rec, NULL, why, sizeof why)) {
         res->verdict = KG_V_L2;
         snprintf(res->reason, sizeof res->reason, "build: an attempt to leave the sandbox: %s", why);
@@ -1198,10 +1212,55 @@ static void kb_print_time(const kb_result *res, int n, double wall, double build
 
 /* ---- the mode ---- */
 
-static int kb_probe(kg_gate *g)
+/* An architecture as the gate's --arch takes one: 2 or 3 digits, 50 to 200. */
+static int kb_arch_ok(const char *a)
 {
-    const char *argv[] = {g->o->python, g->kb_runner, "--probe", NULL};
+    size_t n = strlen(a);
+    if (n < 2 || n > 3 || strspn(a, "0123456789") != n) return 0;
+    int v = atoi(a);
+    return v >= 50 && v <= 200;
+}
+
+/* The architectures the builds are for (g->arch, g->arch_list; main.c fills
+ * them only after the devices, which this mode does not probe): --arch=LIST,
+ * else the GPU's own as the probe saw it (probe_arch, "" when none), else
+ * 90. The compile sandbox has no GPU, so PyTorch must be told. from: why
+ * these, for the header. */
+static void kb_set_arch(kg_gate *g, const char *probe_arch, const char *probe_why, char *from, size_t len)
+{
+    int dev = g->o->n_dev_req ? g->o->dev_req[0] : 0;
+    g->n_arch = 0;
+    if (g->o->arch) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", g->o->arch);
+        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && g->n_arch < MAX_ARCH; t = strtok_r(NULL, ",", &save))
+            if (kb_arch_ok(t)) snprintf(g->arch[g->n_arch++], sizeof g->arch[0], "%s", t);
+        snprintf(from, len, "--arch");
+    }
+    if (!g->n_arch && kb_arch_ok(probe_arch)) {
+        snprintf(g->arch[g->n_arch++], sizeof g->arch[0], "%s", probe_arch);
+        snprintf(from, len, "device %d's compute capability, as PyTorch sees it", dev);
+    }
+    if (!g->n_arch) {
+        snprintf(g->arch[g->n_arch++], sizeof g->arch[0], "90");
+        char w[240];
+        kg_text_escape(probe_why[0] ? probe_why : "no GPU visible to PyTorch", 200, w, sizeof w);
+        snprintf(from, len, "the default: device %d's architecture is not known (%s); --arch=LIST names others",
+                 dev, w);
+    }
+    size_t al = 0;
+    g->arch_list[0] = 0;
+    for (int a = 0; a < g->n_arch && al < sizeof g->arch_list; a++)
+        al += (size_t)snprintf(g->arch_list + al, sizeof g->arch_list - al, "%s%s", a ? "," : "", g->arch[a]);
+}
+
+static int kb_probe(kg_gate *g, char *arch, size_t alen, char *arch_why, size_t wlen)
+{
+    char dev[32];
+    snprintf(dev, sizeof dev, "--device=%d", g->o->n_dev_req ? g->o->dev_req[0] : 0);
+    const char *argv[] = {g->o->python, g->kb_runner, "--probe", dev, NULL};
     static char out[16384];
+    arch[0] = arch_why[0] = 0;
     int rc = run_capture(argv, 120, out, sizeof out);
     g->torch_ok = 0;
     snprintf(g->torch_why, sizeof g->torch_why, "no PyTorch for %s", g->o->python);
@@ -1212,6 +1271,8 @@ static int kb_probe(kg_gate *g)
         else if (!strncmp(l, "version=", 8)) snprintf(g->torch_version, sizeof g->torch_version, "%.60s", l + 8);
         else if (!strncmp(l, "python=", 7)) snprintf(g->torch_python, sizeof g->torch_python, "%.1000s", l + 7);
         else if (!strncmp(l, "ro=", 3)) kg_sandbox_add_ro(g->sb, l + 3);
+        else if (!strncmp(l, "arch=", 5)) snprintf(arch, alen, "%.7s", l + 5);
+        else if (!strncmp(l, "arch_why=", 9)) snprintf(arch_why, wlen, "%.200s", l + 9);
     }
     if (!g->torch_python[0]) g->torch_ok = 0;
     if (g->torch_ok) {
@@ -1345,12 +1406,28 @@ int kb_main(kg_gate *g)
         char *sl = strrchr(d, '/');
         if (d[0] && sl) { *sl = 0; kg_sandbox_add_ro(g->sb, d); }
     }
-    if (kb_probe(g) != 0) {
+    char probe_arch[8], arch_why[208], arch_from[400];
+    if (kb_probe(g, probe_arch, sizeof probe_arch, arch_why, sizeof arch_why) != 0) {
         printf("kgate: WAIVED (KernelBench problems need PyTorch: %s)\n", g->torch_why);
         return 2;
     }
+    if (probe_arch[0] && !kb_arch_ok(probe_arch)) {
+        char e[40];
+        kg_text_escape(probe_arch, 8, e, sizeof e);
+        snprintf(arch_why, sizeof arch_why, "the probe said arch=%s", e);
+        probe_arch[0] = 0;
+    }
+    kb_set_arch(g, probe_arch, arch_why, arch_from, sizeof arch_from);
     printf("# kernelbench: %d candidate(s); PyTorch %s with %s; runner %s\n", n, g->torch_version, g->torch_python,
            g->kb_runner);
+    printf("# kernelbench: builds for sm_%s (TORCH_CUDA_ARCH_LIST; %s)\n", g->arch_list, arch_from);
+    if (probe_arch[0] && o->arch) {   /* a device that runs none of them: its loads fail */
+        int own = atoi(probe_arch), runs = 0;
+        for (int a = 0; a < g->n_arch; a++) runs |= atoi(g->arch[a]) == own;
+        if (!runs)
+            printf("# kernelbench: WARNING: device %d is sm_%s, and no build is for it: its candidates' libraries "
+                   "may not load there\n", o->n_dev_req ? o->dev_req[0] : 0, probe_arch);
+    }
     printf("# kernelbench: static pass: %s\n", g->kb_rules[0] ? g->kb_rules : "none (ast_rules.py is not installed: "
                                                                               "make -C 9_Verification/kgate installs it)");
     printf("# kernelbench: correctness as KernelBench: %d trials, shapes equal, allclose atol=rtol=1e-4 (float32), "

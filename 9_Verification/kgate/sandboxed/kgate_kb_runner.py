@@ -12,13 +12,19 @@ the sandboxes) compares the outputs and keeps the clock. Everything the
 candidate's runner says is treated as a claim, since the candidate's code
 runs in the same process and can change this file's functions.
 
-  kgate-kb-runner.py --probe
+  kgate-kb-runner.py --probe [--device=N]
       (no candidate involved) is PyTorch here? KEY=VALUE lines: ok, version,
-      cuda, python, ro (repeated: folders the sandboxes must see), why.
-  kgate-kb-runner.py --build CANDIDATE.py EXTDIR --arch=90
+      cuda, python, ro (repeated: folders the sandboxes must see), why, and
+      arch (device N's compute capability, e.g. 90, when PyTorch sees it):
+      the architecture the builds are for unless the gate's --arch names others.
+  kgate-kb-runner.py --build CANDIDATE.py EXTDIR --arch=90[,100]
       in the compile sandbox (no GPU): imports the candidate so that its
-      load_inline calls build into EXTDIR, and writes EXTDIR/kgate_manifest.txt
-      (one "name<TAB>folder" per library built). Exit 0 built, 1 not.
+      load_inline calls build into EXTDIR for those architectures
+      (TORCH_CUDA_ARCH_LIST), and writes EXTDIR/kgate_manifest.txt (one
+      "name<TAB>folder" per library built). Prints KGATE_BUILD_START before
+      the candidate is imported. Exit 0 built, 1 not, 3 the gate's own
+      failure, before any candidate code ran (KGATE_ENV_ERROR: why: an empty
+      or malformed --arch, no PyTorch): the gate says SKIPPED, not L1.
   kgate-kb-runner.py --serve --device=N
       in the run sandbox (the GPU, the scratch folder read-only): commands on
       fd 3, replies on fd 4 (below). A candidate's libraries are loaded from
@@ -129,7 +135,7 @@ def fast_p(correct, speedup, p):
 
 # ---- the runner (PyTorch from here on) ---------------------------------------
 
-def probe():
+def probe(device=0):
     try:
         import torch
     except Exception as e:  # the machine's problem, not a candidate's
@@ -148,6 +154,14 @@ def probe():
         print("why=this PyTorch is built without CUDA (%s)" % torch.__version__)
     else:
         print("ok=1")
+        # the GPU's architecture: what the builds are for (the compile sandbox
+        # has no GPU, and PyTorch, given no TORCH_CUDA_ARCH_LIST, would look for one)
+        try:
+            if torch.cuda.is_available() and device < torch.cuda.device_count():
+                major, minor = torch.cuda.get_device_capability(device)
+                print("arch=%d%d" % (major, minor))
+        except Exception as e:  # no architecture known: the gate says what it builds for instead
+            print("arch_why=%s" % clean_text(str(e).splitlines()[0] if str(e) else type(e).__name__, 200))
     return 0
 
 
@@ -163,10 +177,27 @@ def import_file(name, path):
 MANIFEST = "kgate_manifest.txt"
 
 
+def arch_list(archs):
+    """--arch's "90,100" as TORCH_CUDA_ARCH_LIST's "9.0;10.0"; None when it is
+    empty or malformed (each one 2 or 3 digits, 50 to 200, as the gate's --arch)."""
+    parts = archs.split(",")
+    if not archs or not all(a.isdigit() and a.isascii() and 2 <= len(a) <= 3 and 50 <= int(a) <= 200
+                            for a in parts):
+        return None
+    return ";".join("%s.%s" % (a[:-1], a[-1]) for a in parts)
+
+
 def build(cand, extdir, archs):
     """Import the candidate in the compile sandbox: its load_inline builds into extdir."""
+    tal = arch_list(archs)
+    if tal is None:
+        # never TORCH_CUDA_ARCH_LIST="": PyTorch would take it as unset and build
+        # for the visible GPUs, and the compile sandbox has none (IndexError)
+        print("KGATE_ENV_ERROR: no architecture to build for (--arch=%s; expected e.g. 90 or 90,100)"
+              % clean_text(archs, 80), flush=True)
+        return 3
     os.environ["TORCH_EXTENSIONS_DIR"] = extdir
-    os.environ["TORCH_CUDA_ARCH_LIST"] = ";".join("%s.%s" % (a[:-1], a[-1]) for a in archs.split(",") if a)
+    os.environ["TORCH_CUDA_ARCH_LIST"] = tal
     os.makedirs(extdir, exist_ok=True)
     try:
         import torch.utils.cpp_extension as ext
@@ -184,6 +215,8 @@ def build(cand, extdir, archs):
         return orig(module_name, path, is_python_module)
 
     ext._import_module_from_library = record
+    # from here on the candidate's code runs: a KGATE_ENV_ERROR after this line is not the gate's
+    print("KGATE_BUILD_START: TORCH_CUDA_ARCH_LIST=%s" % tal, flush=True)
     try:
         import_file("kb_candidate", cand)
     except BaseException as e:  # SystemExit too: the candidate's exit is its failure
@@ -471,7 +504,11 @@ def check_output(t, o, dtype, dev, inputs):
 
 def main(argv):
     if len(argv) >= 2 and argv[1] == "--probe":
-        return probe()
+        dev = 0
+        for a in argv[2:]:
+            if a.startswith("--device=") and a[9:].isdigit():
+                dev = int(a[9:])
+        return probe(dev)
     if len(argv) >= 4 and argv[1] == "--build":
         archs = "90"
         for a in argv[4:]:

@@ -18,6 +18,11 @@
 #     reply line too long, an escape byte, a payload cut short, a dtype that
 #     does not fit its bytes): L2 each, no hang;
 #   - the report: scores (correctness, fast_1.0, fast_1.5) and the JSON;
+#   - the builds are for the GPU's architecture as the probe sees it, or
+#     --arch's, or sm_90 when none is known (the header says which; the fake
+#     load_inline prints TORCH_CUDA_ARCH_LIST and fails without one, as
+#     PyTorch's does in the compile sandbox); a runner given no architecture
+#     refuses it: SKIPPED (the gate's failure), which a candidate cannot claim;
 #   - the builds run side by side (--jobs; fake compiles that take 4 s
 #     overlap), a failed build stops only its own candidate, the reference's
 #     runner starts once per problem, the builds stay at most 2 x --jobs
@@ -144,6 +149,62 @@ pass
 EOF
 then ok; else bad "the JSON report does not agree with the text"; fi
 
+# --- the architecture the builds are for ------------------------------------------------
+# the compile sandbox has no GPU: the gate tells PyTorch the architectures (the fake
+# load_inline, like PyTorch's, fails with IndexError without them, and prints them):
+# the GPU's own as the probe sees it (the fake's CAPABILITY file: 10.0), or --arch's
+arch_run() {  # $1: name, then arguments: one honest candidate, untimed, its build log kept
+    local name=$1; shift
+    run --kernelbench=$kb/problems/scale_add.py --no-timing --work="$tmp/arch_$name" "$@" \
+        $kb/candidates/scale_add__good.py > "$tmp/arch_$name.txt" 2>&1
+}
+arch_check() {  # $1: name, $2: the header's list, $3: why, $4: TORCH_CUDA_ARCH_LIST
+    local log="$tmp/arch_$1/000_cand.build.log"
+    grep -q "^# kernelbench: builds for sm_$2 (TORCH_CUDA_ARCH_LIST; $3" "$tmp/arch_$1.txt" && \
+        grep -qx "fake load_inline: TORCH_CUDA_ARCH_LIST=$4" "$log" && \
+        grep -q "^PASS *scale_add__good.py" "$tmp/arch_$1.txt" && ok \
+        || bad "arch $1: expected sm_$2 ($3), TORCH_CUDA_ARCH_LIST=$4: $(grep -E '^# kernelbench: builds|^[A-Z0-9]+ ' \
+               "$tmp/arch_$1.txt" | tr '\n' ' ')$(grep -A1 -E '^ *(correctness|reason)|^[A-Z0-9]+ +scale' \
+               "$tmp/arch_$1.txt" | tail -1) log: $(grep -E 'TORCH_CUDA_ARCH_LIST|Error|KGATE' "$log" 2>/dev/null | head -3 | tr '\n' ' ')"
+}
+echo 10.0 > "$site/torch/CAPABILITY"
+arch_run probe
+rm -f "$site/torch/CAPABILITY"
+arch_check probe 100 "device 0's compute capability" "10.0"
+arch_run default
+arch_check default 90 "device 0's compute capability" "9.0"
+arch_run given --arch=90,100
+arch_check given 90,100 "--arch)" "9.0;10.0"
+echo 10.0 > "$site/torch/CAPABILITY"
+arch_run other --arch=90
+rm -f "$site/torch/CAPABILITY"
+arch_check other 90 "--arch)" "9.0"
+grep -q "^# kernelbench: WARNING: device 0 is sm_100, and no build is for it" "$tmp/arch_other.txt" && ok \
+    || bad "--arch=90 on an sm_100 device: no warning: $(grep '^# kernelbench' "$tmp/arch_other.txt" | tr '\n' ' ')"
+# the runner's build step given no architecture (kernelbench/tests/fake_runner.py with a
+# file EMPTY_ARCH beside it: --arch= reaches the real build()) refuses it: the gate's own
+# failure, SKIPPED, never the candidate's L1
+mkdir -p "$tmp/arunner"
+cp $here/sandboxed/kgate_kb_runner.py $kb/fake_runner.py "$tmp/arunner/"
+: > "$tmp/arunner/EMPTY_ARCH"
+run --kernelbench=$kb/problems/scale_add.py --no-timing --kb-runner="$tmp/arunner/fake_runner.py" \
+    $kb/candidates/scale_add__good.py > "$tmp/arch_empty.txt" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "^SKIPPED *scale_add__good.py" "$tmp/arch_empty.txt" && \
+    grep -q "gate: the build could not start: no architecture to build for (--arch=;" "$tmp/arch_empty.txt" && \
+    grep -q "the gate could not judge some" "$tmp/arch_empty.txt" && ok \
+    || bad "a build given no architecture: exit $rc: $(grep -A1 -E '^[A-Z0-9]+ +scale_add__good' "$tmp/arch_empty.txt" | tr '\n' ' ')"
+# ... but a candidate cannot claim the gate's failure: its own KGATE_ENV_ERROR and exit 3
+# come after the runner's KGATE_BUILD_START, and it is L1
+cat > "$tmp/scale_add__claims_env.py" <<'PYEOF'
+import os
+print("KGATE_ENV_ERROR: not my fault", flush=True)
+os._exit(3)
+PYEOF
+run --kernelbench=$kb/problems/scale_add.py --no-timing "$tmp/scale_add__claims_env.py" > "$tmp/arch_claim.txt" 2>&1
+grep -q "^L1 *scale_add__claims_env.py" "$tmp/arch_claim.txt" && ok \
+    || bad "a candidate that prints KGATE_ENV_ERROR and exits 3: $(grep -A1 -E '^[A-Z0-9]+ +scale_add__claims' "$tmp/arch_claim.txt" | tr '\n' ' ')"
+
 # --- builds side by side; one reference runner per problem ----------------------------
 # two candidates whose (fake) compiles take 4 s each and one that does not build, --jobs=3:
 # the two builds overlap (each began before the other ended, which one at a time never
@@ -224,11 +285,16 @@ $py -m venv --without-pip "$tmp/venv2" > /dev/null 2>&1
 site2=$("$tmp/venv2/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 cp -r $kb/fake_torch/torch "$site2/" && : > "$site2/torch/NO_CUDA"
 bin/kgate --python="$tmp/venv2/bin/python3" --kb-rules=$kb/fake_rules.py --kernelbench=$kb/problems/scale_add.py \
-    $kb/candidates/scale_add__good.py $kb/candidates/scale_add__torch_only.py > "$tmp/nogpu.txt" 2>&1
+    --work="$tmp/nogpu" $kb/candidates/scale_add__good.py $kb/candidates/scale_add__torch_only.py > "$tmp/nogpu.txt" 2>&1
 rc=$?
 [ $rc -eq 2 ] && grep -q "^kgate: WAIVED (the runners could not start on a GPU" "$tmp/nogpu.txt" && \
     grep -q "^SKIPPED *scale_add__torch_only.py" "$tmp/nogpu.txt" && ok \
     || bad "without a GPU: exit $rc: $(grep -E '^(kgate|SKIPPED|L2)|reason' "$tmp/nogpu.txt" | head -4)"
+# no architecture known: the builds are for sm_90, and say so
+grep -q "^# kernelbench: builds for sm_90 (TORCH_CUDA_ARCH_LIST; the default: device 0's architecture is not known" \
+    "$tmp/nogpu.txt" && grep -qx "fake load_inline: TORCH_CUDA_ARCH_LIST=9.0" "$tmp/nogpu/000_cand.build.log" && ok \
+    || bad "no GPU seen by the probe: not built for sm_90: $(grep '^# kernelbench: builds' "$tmp/nogpu.txt") \
+$(grep TORCH_CUDA_ARCH_LIST "$tmp/nogpu/000_cand.build.log" 2>&1 | head -2)"
 
 # --- bad arguments and files ------------------------------------------------------------
 run --kernelbench=$tmp/nothing.py x.py > "$tmp/b1" 2>&1

@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """test_kb_runner.py: the pure logic of sandboxed/kgate_kb_runner.py (no
 PyTorch needed): the command and reply encoding,
-KernelBench's allclose and tolerance, fast_p. Run by test_kb_gate.sh."""
+KernelBench's allclose and tolerance, fast_p, the build's architectures
+(an empty or malformed list refused before anything is imported). Run by
+test_kb_gate.sh."""
+import contextlib
+import io
 import math
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sandboxed"))
@@ -60,6 +65,71 @@ class Scores(unittest.TestCase):
         self.assertAlmostEqual(r.fast_p(correct, speedup, 1.5), 1 / 4)
         self.assertAlmostEqual(r.fast_p(correct, speedup, 0.0), 3 / 4)
         self.assertEqual(r.fast_p([], [], 1.0), 0.0)
+
+
+class BuildArch(unittest.TestCase):
+    def test_arch_list(self):
+        self.assertEqual(r.arch_list("90"), "9.0")
+        self.assertEqual(r.arch_list("90,100"), "9.0;10.0")
+        self.assertEqual(r.arch_list("80,86,120"), "8.0;8.6;12.0")
+        for bad in ("", ",", "90,", ",90", "9", "1000", "sm_90", "9.0", "90;100", " 90", "40", "\u0669\u0660"):
+            self.assertIsNone(r.arch_list(bad), msg=repr(bad))
+
+    def build(self, archs):
+        """build() on a candidate that leaves a mark when imported: (status, output, marked)."""
+        with tempfile.TemporaryDirectory() as d:
+            cand = os.path.join(d, "cand.py")
+            mark = os.path.join(d, "imported")
+            with open(cand, "w") as f:
+                f.write("open(%r, 'w').close()\n" % mark)
+            out = io.StringIO()
+            saved = os.environ.get("TORCH_CUDA_ARCH_LIST")
+            os.environ.pop("TORCH_CUDA_ARCH_LIST", None)
+            try:
+                with contextlib.redirect_stdout(out):
+                    rc = r.build(cand, os.path.join(d, "ext"), archs)
+                env = os.environ.get("TORCH_CUDA_ARCH_LIST")
+            finally:
+                os.environ.pop("TORCH_CUDA_ARCH_LIST", None)
+                if saved is not None:
+                    os.environ["TORCH_CUDA_ARCH_LIST"] = saved
+            return rc, out.getvalue(), os.path.exists(mark), env
+
+    def test_empty_or_malformed_arch_is_the_gates_error(self):
+        # TORCH_CUDA_ARCH_LIST="" would make PyTorch build for the visible GPUs
+        # (none in the compile sandbox: IndexError, blamed on the candidate)
+        for bad in ("", "sm_90", "90,"):
+            rc, out, marked, env = self.build(bad)
+            self.assertEqual(rc, 3, msg=repr(bad))
+            self.assertTrue(out.startswith("KGATE_ENV_ERROR: no architecture to build for"), msg=out)
+            self.assertNotIn("KGATE_BUILD_START", out)
+            self.assertFalse(marked, msg="the candidate was imported with --arch=%r" % bad)
+            self.assertIsNone(env, msg="TORCH_CUDA_ARCH_LIST set for --arch=%r" % bad)
+
+    def test_good_arch_is_set_before_the_candidate(self):
+        rc, out, marked, env = self.build("90,100")
+        self.assertEqual(env, "9.0;10.0")
+        try:
+            import torch.utils.cpp_extension  # noqa: F401
+        except Exception:   # no PyTorch here: the gate's error, still before the candidate
+            self.assertEqual(rc, 3)
+            self.assertIn("KGATE_ENV_ERROR: cannot import torch", out)
+            self.assertFalse(marked)
+            return
+        self.assertIn("KGATE_BUILD_START: TORCH_CUDA_ARCH_LIST=9.0;10.0\n", out)
+        self.assertTrue(marked)
+
+    def test_main_passes_the_arch(self):
+        seen = []
+        orig = r.build
+        r.build = lambda cand, extdir, archs: seen.append(archs) or 0
+        try:
+            r.main(["runner", "--build", "c.py", "ext", "--arch=90,100"])
+            r.main(["runner", "--build", "c.py", "ext", "--arch="])
+            r.main(["runner", "--build", "c.py", "ext"])
+        finally:
+            r.build = orig
+        self.assertEqual(seen, ["90,100", "", "90"])
 
 
 if __name__ == "__main__":

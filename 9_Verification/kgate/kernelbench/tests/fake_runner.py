@@ -8,7 +8,9 @@ misbehave. MODE:
   short_payload SHOW announces its bytes, sends half of them, then waits
   wrong_dtype   SHOW's dtype says float64 for a float32 output (the bytes: float32)
 The gate must say L2 (a protocol violation, or no answer in time) for each,
-never hang and never crash."""
+never hang and never crash. With a file EMPTY_ARCH beside it, its build step
+is given --arch= (no architecture), whatever the gate passed: the real
+build() must refuse it as the gate's own failure."""
 import importlib.util
 import os
 import re
@@ -51,4 +53,7 @@ def reply(self, ok, fields=None, msg=None, data=None):
 
 
 real.Runner.load, real.Runner.reply = load, reply
-sys.exit(real.main(sys.argv))
+argv = sys.argv
+if os.path.exists(os.path.join(here, "EMPTY_ARCH")):
+    argv = [("--arch=" if a.startswith("--arch=") else a) for a in argv]
+sys.exit(real.main(argv))

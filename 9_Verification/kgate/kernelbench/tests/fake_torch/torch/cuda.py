@@ -8,6 +8,20 @@ def is_available():
     return not os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "NO_CUDA"))
 
 
+def device_count():
+    return 1 if is_available() else 0
+
+
+def get_device_capability(dev=None):
+    # (9, 0), or what a file CAPABILITY beside this one says ("10.0": a test's other GPU)
+    init()
+    f = os.path.join(os.path.dirname(os.path.abspath(__file__)), "CAPABILITY")
+    if os.path.exists(f):
+        major, minor = open(f).read().strip().split(".")
+        return int(major), int(minor)
+    return 9, 0
+
+
 def init():
     if not is_available():
         raise RuntimeError("Found no NVIDIA driver on your system")
