@@ -48,9 +48,23 @@ int kg_san_report_file(const kg_sandbox *sb, int slot, const char *path)
     return fd;
 }
 
-/* One tool on candidate c: 0 clean, 1 stopped (c's verdict and reason set). */
-static int run_tool(kg_gate *g, kg_cand *c, kg_job *j, int task, int tool, const char *sanitizer)
+/* One tool's run on one candidate, started by start_tool and ended by
+ * end_tool: a candidate's tools run at once, each in a sandbox of its own
+ * (its own network namespace: the tool's rendezvous with its target, an
+ * abstract Unix socket, cannot meet the other run's). */
+typedef struct {
+    int tool;
+    int started;                       /* 0: the gate could not start it */
+    kg_sb_proc p;
+    double deadline;
+    char xml_out[PATH_MAX + 64];
+    char logp[1300];
+} san_run;
+
+static void start_tool(kg_gate *g, kg_job *j, int task, int tool, const char *sanitizer, san_run *r)
 {
+    memset(r, 0, sizeof *r);
+    r->tool = tool;
     char prog[PATH_MAX + 32], dv[32], so[PATH_MAX + 64], sz[48], sd[48];
     snprintf(prog, sizeof prog, "%s/kgate-harness", g->libexec);
     snprintf(dv, sizeof dv, "--device=%d", g->dev[0].index);
@@ -66,75 +80,112 @@ static int run_tool(kg_gate *g, kg_cand *c, kg_job *j, int task, int tool, const
      * sandbox: a writable folder on the host's disk would let it fill the
      * disk), and the file is bounded by RLIMIT_FSIZE. Without a sandbox the
      * tool writes the file by its name. */
-    char xml_in[PATH_MAX + 64], xml_out[PATH_MAX + 64], num[32];
-    snprintf(xml_out, sizeof xml_out, "%s/kgate-san.%s.xml", j->dir, sz_tool_name(tool));
-    unlink(xml_out);
+    char xml_in[PATH_MAX + 64], num[32];
+    snprintf(r->xml_out, sizeof r->xml_out, "%s/kgate-san.%s.xml", j->dir, sz_tool_name(tool));
+    unlink(r->xml_out);
     int slot = j->slot >= 0 ? j->slot : 0;
-    int xfd = kg_san_report_file(g->sb, slot, xml_out);
+    int xfd = kg_san_report_file(g->sb, slot, r->xml_out);
     if (g->sb->enabled) snprintf(xml_in, sizeof xml_in, "/proc/self/fd/3");
-    else snprintf(xml_in, sizeof xml_in, "%s", xml_out);
+    else snprintf(xml_in, sizeof xml_in, "%s", r->xml_out);
     const char *argv[48];
-    if (kg_san_argv(sanitizer, tool, xml_in, 49162, target, argv, 48, num) < 0) {
+    /* each tool its own port range as well (a second wall; bin/sanitize's
+     * README tells why) */
+    if (kg_san_argv(sanitizer, tool, xml_in, 49162 + 10 * tool, target, argv, 48, num) < 0) {
         if (xfd >= 0) close(xfd);
-        return 0;
+        return;
     }
-    char logp[1300];
-    snprintf(logp, sizeof logp, "%s.san.txt", j->dir);
-    int lf = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    kg_sb_spec s;
-    memset(&s, 0, sizeof s);
-    s.kind = KG_SB_HARNESS;   /* the candidate's code runs: the harness's sandbox, the tool inside it */
-    s.scratch = j->dir;
-    s.argv = argv;
-    s.out_fd = lf;
+    snprintf(r->logp, sizeof r->logp, "%s.san.%s.txt", j->dir, sz_tool_name(tool));
+    int lf = open(r->logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    kg_sb_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.kind = KG_SB_HARNESS;   /* the candidate's code runs: the harness's sandbox, the tool inside it */
+    sp.scratch = j->dir;
+    sp.argv = argv;
+    sp.out_fd = lf;
     if (g->sb->enabled) {
-        s.fds[0] = xfd;
-        s.n_fds = 1;
+        sp.fds[0] = xfd;
+        sp.n_fds = 1;
     }
-    s.slot = slot;
-    s.lim = kg_default_limits(KG_SB_HARNESS, SAN_TIMEOUT_S);
-    s.lim.tmp_bytes = 512ull << 20;     /* the tool's own files */
-    s.lim.fsize_bytes = 256ull << 20;
-    s.lim.data_bytes = 0;               /* the tool maps far more than the harness */
-    kg_sb_proc p;
-    int rc = xfd >= 0 ? kg_sb_spawn(g->sb, &s, &p) : -1;
+    sp.slot = slot;
+    sp.lim = kg_default_limits(KG_SB_HARNESS, SAN_TIMEOUT_S);
+    sp.lim.tmp_bytes = 512ull << 20;     /* the tool's own files */
+    sp.lim.fsize_bytes = 256ull << 20;
+    sp.lim.data_bytes = 0;               /* the tool maps far more than the harness */
+    r->started = xfd >= 0 && kg_sb_spawn(g->sb, &sp, &r->p) == 0;
+    r->deadline = kg_now() + SAN_TIMEOUT_S;
     if (lf >= 0) close(lf);
     if (xfd >= 0) close(xfd);
-    kg_san_result r;
-    if (rc != 0) {
+}
+
+/* Wait for a started run and judge it into *res. 0 judged; -1 the gate's
+ * own failure (the run never started). *retry: a failure of the run itself
+ * (no finding in its report, no time limit reached), which a run alone may
+ * not repeat. */
+static int end_tool(kg_gate *g, kg_cand *c, kg_job *j, san_run *r, kg_san_result *res, int *retry)
+{
+    *retry = 0;
+    if (!r->started) {
+        if (!g->o->keep && r->logp[0]) unlink(r->logp);
+        return -1;
+    }
+    kg_sb_result rec;
+    kg_sb_wait(&r->p, r->deadline, &rec);
+    int timed_out = kg_now() >= r->deadline;
+    kg_san_judge(r->tool, rec.exit_code, timed_out, r->xml_out, 0, c->name, res);
+    *retry = res->verdict != KG_V_PASS && !timed_out && res->n_findings == 0;
+    if (g->o->keep) {
+        /* for the operator (stderr, never the report): how the tool's
+         * sandbox ended; its own output stays in the kept log */
+        fprintf(stderr, "# sanitize: %s: %s: ran %d started %d exit %d signal %d stub_failed %d "
+                        "ended_early %d wall %.0f ms events %d violations %d%s%s; log %s\n",
+                j->dir, sz_tool_name(r->tool), rec.ran, rec.started, rec.exit_code, rec.term_signal,
+                rec.stub_failed, rec.ended_early, rec.wall_ms, rec.n_events, rec.n_violations,
+                rec.stub_msg[0] ? "; stub: " : "", rec.stub_msg, r->logp);
+        for (int e = 0; e < rec.n_events && e < KG_SB_EVENTS; e++)
+            fprintf(stderr, "#   event x%u%s: %s\n", rec.counts[e],
+                    rec.is_violation[e] ? " (violation)" : "", rec.events[e]);
+    } else {
+        unlink(r->logp);
+    }
+    return 0;
+}
+
+/* A candidate's tools, all at once; judged in the tools' order (memcheck's
+ * finding first, as when they ran one after another). A tool whose run
+ * failed without a finding runs again alone before it counts: two runs at
+ * once are new here, and a run the tool could not attach to is not the
+ * candidate's fault. 0 clean, 1 stopped (c's verdict and reason set). */
+static int run_tools(kg_gate *g, kg_cand *c, kg_job *j, int task, const int *tools, int nt, const char *sanitizer)
+{
+    san_run runs[SZ_N_TOOLS];
+    kg_san_result res[SZ_N_TOOLS];
+    int retry[SZ_N_TOOLS], gate_failed = -1;
+    for (int k = 0; k < nt; k++) start_tool(g, j, task, tools[k], sanitizer, &runs[k]);
+    for (int k = 0; k < nt; k++)
+        if (end_tool(g, c, j, &runs[k], &res[k], &retry[k]) != 0 && gate_failed < 0) gate_failed = k;
+    for (int k = 0; k < nt && gate_failed < 0; k++) {
+        if (res[k].verdict == KG_V_PASS) continue;
+        if (retry[k] && nt > 1) {
+            san_run again;
+            int r2;
+            start_tool(g, j, task, tools[k], sanitizer, &again);
+            if (end_tool(g, c, j, &again, &res[k], &r2) != 0) { gate_failed = k; break; }
+            if (res[k].verdict == KG_V_PASS) continue;
+        }
+        kg_san_apply(c, tools[k], &res[k]);   /* L2, the reason, and the finding for the report and the feedback */
+        return 1;
+    }
+    if (gate_failed >= 0) {
         /* the gate's own failure (its report file, its sandbox), never the
          * candidate's: not judged, as a scan the gate could not run */
-        if (!g->o->keep) unlink(logp);
         c->verdict = KG_V_SKIPPED;
         c->gate_failure = 1;
         for (int k = 0; k < c->n_dev && k < KG_MAX_DEV; k++) c->dev[k].verdict = KG_V_SKIPPED;
         snprintf(c->reason, sizeof c->reason, "gate: could not run compute-sanitizer's %s in the "
-                 "sandbox: not judged", sz_tool_name(tool));
+                 "sandbox: not judged", sz_tool_name(tools[gate_failed]));
         return 1;
-    } else {
-        kg_sb_result rec;
-        double t_end = kg_now() + SAN_TIMEOUT_S;
-        kg_sb_wait(&p, t_end, &rec);
-        int timed_out = kg_now() >= t_end;
-        int code = rec.exit_code;
-        kg_san_judge(tool, code, timed_out, xml_out, 0, c->name, &r);
-        if (g->o->keep) {
-            /* for the operator (stderr, never the report): how the tool's
-             * sandbox ended; its own output stays in the kept log */
-            fprintf(stderr, "# sanitize: %s: %s: ran %d started %d exit %d signal %d stub_failed %d "
-                            "ended_early %d wall %.0f ms events %d violations %d%s%s; log %s\n",
-                    j->dir, sz_tool_name(tool), rec.ran, rec.started, rec.exit_code, rec.term_signal,
-                    rec.stub_failed, rec.ended_early, rec.wall_ms, rec.n_events, rec.n_violations,
-                    rec.stub_msg[0] ? "; stub: " : "", rec.stub_msg, logp);
-            for (int e = 0; e < rec.n_events && e < KG_SB_EVENTS; e++)
-                fprintf(stderr, "#   event x%u%s: %s\n", rec.counts[e],
-                        rec.is_violation[e] ? " (violation)" : "", rec.events[e]);
-        }
     }
-    if (!g->o->keep) unlink(logp);
-    if (r.verdict == KG_V_PASS) return 0;
-    kg_san_apply(c, tool, &r);   /* L2, the reason, and the finding for the report and the feedback */
-    return 1;
+    return 0;
 }
 
 void sanitize_passed(kg_gate *g, kg_cand *cands, kg_job *jobs, int n, const char *sanitizer)
@@ -151,7 +202,7 @@ void sanitize_passed(kg_gate *g, kg_cand *cands, kg_job *jobs, int n, const char
                 if (kg_task_at(k) == j->task) ti = k;
             double t0 = kg_now();
             int stopped = 0;
-            for (int k = 0; k < nt && !stopped; k++) stopped = run_tool(g, c, j, ti, tools[k], sanitizer);
+            stopped = run_tools(g, c, j, ti, tools, nt, sanitizer);
             double took = kg_now() - t0;
             kg_san_note_seconds(c, took);
             n_run++;

@@ -1,7 +1,8 @@
 /* kgate's sanitizer pass in the gate (sanpass.h judges): each candidate that
  * passed runs its harness on the small shapes under compute-sanitizer, in
- * the harness's sandbox, one run per tool of --sanitize; a finding turns its
- * PASS into L2. After every verdict, as the L4 explanations. */
+ * the harness's sandbox, one run per tool of --sanitize, a candidate's tools
+ * at once (each in a sandbox of its own); a finding turns its PASS into L2.
+ * After every verdict, as the L4 explanations. */
 #ifndef KGATE_SANITIZE_RUN_H
 #define KGATE_SANITIZE_RUN_H
 #include "pipeline.h"
