@@ -201,8 +201,7 @@ void sanitize_passed(kg_gate *g, kg_cand *cands, kg_job *jobs, int n, const char
             for (int k = 0; k < kg_task_count(); k++)
                 if (kg_task_at(k) == j->task) ti = k;
             double t0 = kg_now();
-            int stopped = 0;
-            stopped = run_tools(g, c, j, ti, tools, nt, sanitizer);
+            int stopped = run_tools(g, c, j, ti, tools, nt, sanitizer);
             double took = kg_now() - t0;
             kg_san_note_seconds(c, took);
             n_run++;
