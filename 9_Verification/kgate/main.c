@@ -495,7 +495,7 @@ int main(int argc, char **argv)
             j->t0 = kg_now();
             j->state = J_FLIGHT;
             in_flight++;
-            for (int s = 0; s < 64; s++)
+            for (int s = 0; s < KG_SB_SLOTS; s++)
                 if (!slot_used[s]) { slot_used[s] = 1; j->slot = s; break; }
             char lerr[256] = "";
             j->source = kg_load_candidate(paths[i], MAX_SOURCE_BYTES, lerr, sizeof lerr);

@@ -35,7 +35,7 @@
 #include "candidates.h"
 #include "pipeline.h"
 
-int slot_used[64];
+int slot_used[KG_SB_SLOTS];
 
 void close_fd(int *fd)
 {

@@ -94,7 +94,7 @@ typedef struct {
     kg_judge_main_fn judge_main;     /* the judge's code (kg_judge_main; judge.cu) */
 } kg_gate;
 
-extern int slot_used[64];
+extern int slot_used[KG_SB_SLOTS];
 extern double quiesce_wait_s;   /* what the barrier cost, for the report */
 extern int quiesce_waits;
 

@@ -1315,7 +1315,7 @@ int kg_sandbox_setup(kg_sandbox *sb, const char *helperdir, int no_sandbox, char
     memset(sb, 0, sizeof *sb);
     sb->enabled = !no_sandbox;
     sb->as_root = geteuid() == 0;
-    /* 256 uids of this run's own (64 slots x 4 kinds): another gate on the
+    /* 256 uids of this run's own (KG_SB_SLOTS x 4 kinds): another gate on the
      * same machine has another range, so no sandbox shares a uid, and so a
      * process limit, with another run's */
     sb->uid_base = 100000u + (unsigned)(getpid() % 16384) * 256u;

@@ -27,6 +27,10 @@
 #ifndef KGATE_SANDBOX_H
 #define KGATE_SANDBOX_H
 
+/* Job slots: each has a uid of its own per kind of sandbox (4 kinds) when
+ * the gate runs as root and switches users. */
+#define KG_SB_SLOTS 64
+
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -111,7 +115,7 @@ typedef struct {
     int fds[KG_SB_MAX_FDS];       /* passed to the target as 3, 4, ... */
     int n_fds;
     int out_fd;                   /* the target's stdout and stderr; -1: /dev/null */
-    int slot;                     /* job slot (its own uid when root) */
+    int slot;                     /* job slot, 0 to KG_SB_SLOTS - 1 (its own uid when root) */
     kg_limits lim;
     const char *env[8];           /* extra "NAME=value" */
     int n_env;

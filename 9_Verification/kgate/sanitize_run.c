@@ -61,7 +61,7 @@ typedef struct {
     char logp[1300];
 } san_run;
 
-static void start_tool(kg_gate *g, kg_job *j, int task, int tool, const char *sanitizer, san_run *r)
+static void start_tool(kg_gate *g, kg_job *j, int task, int tool, int slot, const char *sanitizer, san_run *r)
 {
     memset(r, 0, sizeof *r);
     r->tool = tool;
@@ -83,7 +83,6 @@ static void start_tool(kg_gate *g, kg_job *j, int task, int tool, const char *sa
     char xml_in[PATH_MAX + 64], num[32];
     snprintf(r->xml_out, sizeof r->xml_out, "%s/kgate-san.%s.xml", j->dir, sz_tool_name(tool));
     unlink(r->xml_out);
-    int slot = j->slot >= 0 ? j->slot : 0;
     int xfd = kg_san_report_file(g->sb, slot, r->xml_out);
     if (g->sb->enabled) snprintf(xml_in, sizeof xml_in, "/proc/self/fd/3");
     else snprintf(xml_in, sizeof xml_in, "%s", r->xml_out);
@@ -160,7 +159,14 @@ static int run_tools(kg_gate *g, kg_cand *c, kg_job *j, int task, const int *too
     san_run runs[SZ_N_TOOLS];
     kg_san_result res[SZ_N_TOOLS];
     int retry[SZ_N_TOOLS], gate_failed = -1;
-    for (int k = 0; k < nt; k++) start_tool(g, j, task, tools[k], sanitizer, &runs[k]);
+    /* Tool k in sandbox slot j->slot + k: a uid of its own when the gate
+     * switches users, so RLIMIT_NPROC, which counts a uid's threads, is not
+     * shared by two tools at once (each tool and its target run dozens).
+     * Nothing else runs in those slots now: the pass comes after every
+     * candidate's checks, and its scratch folder is readable by them all. */
+    int base = j->slot >= 0 ? j->slot : 0, slot[SZ_N_TOOLS];
+    for (int k = 0; k < nt; k++) slot[k] = (base + k) % KG_SB_SLOTS;
+    for (int k = 0; k < nt; k++) start_tool(g, j, task, tools[k], slot[k], sanitizer, &runs[k]);
     for (int k = 0; k < nt; k++)
         if (end_tool(g, c, j, &runs[k], &res[k], &retry[k]) != 0 && gate_failed < 0) gate_failed = k;
     for (int k = 0; k < nt && gate_failed < 0; k++) {
@@ -168,7 +174,7 @@ static int run_tools(kg_gate *g, kg_cand *c, kg_job *j, int task, const int *too
         if (retry[k] && nt > 1) {
             san_run again;
             int r2;
-            start_tool(g, j, task, tools[k], sanitizer, &again);
+            start_tool(g, j, task, tools[k], slot[k], sanitizer, &again);
             if (end_tool(g, c, j, &again, &res[k], &r2) != 0) { gate_failed = k; break; }
             if (res[k].verdict == KG_V_PASS) continue;
         }
