@@ -153,15 +153,6 @@ out=$(cd "$r" && TEST_JOBS=1 tools/run_tests.sh 2>&1)
 order=$(grep -oE '^\[[0-9]/6\] [^ ]+' <<<"$out" | awk '{print $2}' | tr '\n' ' ')
 if [ "$order" = "tests/test_new.sh build/tests/x/test_ok 9_Verification/zz/tests/test_t1.sh 9_Verification/zz/tests/test_t2.sh tests/test_plain.sh tests/test_bad.sh " ]; then ok
 else bad "run_tests.sh: unknown tests first (scripts before programs), then the longest of the last run, a tool's tests as long as they are together: order '$order'"; fi
-# a fresh tree (no build/tests/durations.tsv yet) orders them by tests/durations.seed.tsv
-rm -f "$r/build/tests/durations.tsv"
-printf '1.0\ttests/test_new.sh\n2.0\tbuild/tests/x/test_ok\n30.0\ttests/test_plain.sh\n1.0\ttests/test_bad.sh\n5.0\t9_Verification/zz/tests/test_t1.sh\n5.0\t9_Verification/zz/tests/test_t2.sh\n' \
-    >"$r/tests/durations.seed.tsv"
-out=$(cd "$r" && TEST_JOBS=1 tools/run_tests.sh 2>&1)
-order=$(grep -oE '^\[[0-9]/6\] [^ ]+' <<<"$out" | awk '{print $2}' | tr '\n' ' ')
-if [ "$order" = "tests/test_plain.sh 9_Verification/zz/tests/test_t1.sh 9_Verification/zz/tests/test_t2.sh build/tests/x/test_ok tests/test_bad.sh tests/test_new.sh " ]; then ok
-else bad "run_tests.sh: a fresh tree's order, longest first by tests/durations.seed.tsv: order '$order'"; fi
-rm -f "$r/tests/durations.seed.tsv"
 rm -rf "$r/9_Verification"
 out=$(cd "$r" && TEST_JOBS=x tools/run_tests.sh 2>&1); rc=$?
 if [ $rc -eq 2 ] && grep -q 'TEST_JOBS=x' <<<"$out"; then ok; else bad "TEST_JOBS=x: exit $rc, want 2 with the reason: $out"; fi
