@@ -16,9 +16,7 @@
 # TEST_JOBS=N runs N tests at a time (default: the number of cores plus one,
 # as every test waits for processes of its own part of the time). The
 # longest start first: build/tests/durations.tsv keeps each test's seconds
-# from the last run (a fresh tree reads tests/durations.seed.tsv instead, the
-# seconds of one make test on the 2-core machine); a test neither knows
-# starts before those they do.
+# from the last run; a test it does not know yet starts before those it does.
 # The tests are written to run side by side (each in its own mktemp -d, its
 # own processes, no fixed sleeps), here and next to another run of the suite,
 # except that the tests of one 9_Verification tool run one after another:
@@ -66,19 +64,14 @@ for i in "${!tests[@]}"; do
 done
 
 # Longest first: known durations in decreasing order, unknown tests before
-# them. A fresh tree knows them from the seed: without it, its order put the
-# long unit-test programs last (test_static_rules, about a minute of one
-# core, started among the last and ended last). A tool's tests
-# run one after another, so
+# them (a fresh tree knows none). A tool's tests run one after another, so
 # each of them counts as long as all of them together (the chain starts
 # early); among unknown ones: a tool's first, then the scripts, then the
 # unit-test programs.
 durations=build/tests/durations.tsv
 declare -A secs=() chain=()
-known=$durations
-[ -f "$known" ] || known=tests/durations.seed.tsv
-if [ -f "$known" ]; then
-    while IFS=$'\t' read -r s name; do secs[$name]=${s%.*}; done <"$known"
+if [ -f "$durations" ]; then
+    while IFS=$'\t' read -r s name; do secs[$name]=${s%.*}; done <"$durations"
 fi
 for i in "${!tests[@]}"; do
     g=${group[$i]}
