@@ -126,8 +126,8 @@ static int parse_long(const char *s, long long lo, long long hi, long long *out)
     return 0;
 }
 
-/* "90", "90,100": architectures nvcc 13 knows, at most MAX_ARCH. */
-static int parse_arch_list(const char *s)
+/* "90", "90,100": architectures nvcc 13 knows, at most MAX_ARCH (cli.h). */
+int kg_arch_list_check(const char *s)
 {
     char buf[64];
     if (!s[0] || strlen(s) >= sizeof buf) return -1;
@@ -250,7 +250,7 @@ int parse_args(int argc, char **argv, kg_opts *o)
             o->policy = kg_policy_parse(val);
             if (o->policy < 0) { bad_arg("--policy=%s: expected default, published, strict or lenient", val); return -1; }
         } else if (!strcmp(name, "arch")) {
-            if (parse_arch_list(val)) { bad_arg("--arch=%s: expected architectures like 90 or 90,100 (at most 4)", val); return -1; }
+            if (kg_arch_list_check(val)) { bad_arg("--arch=%s: expected architectures like 90 or 90,100 (at most 4)", val); return -1; }
             o->arch = val;
         } else if (!strcmp(name, "jobs")) {
             if (parse_long(val, 1, 64, &v)) { bad_arg("--jobs=%s: expected 1..64", val); return -1; }

@@ -36,5 +36,8 @@ void usage(FILE *f);
 int bad_arg(const char *fmt, const char *a);
 /* Returns 0, -1 (error printed), or -2 (--help). */
 int parse_args(int argc, char **argv, kg_opts *o);
+/* 0 when s is a list of architectures as --arch takes one ("90", "90,100":
+ * 50 to 200, at most MAX_ARCH), else -1. */
+int kg_arch_list_check(const char *s);
 
 #endif

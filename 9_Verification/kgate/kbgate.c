@@ -1072,15 +1072,6 @@ static void kb_gpu_part(kg_gate *g, kb_result *res, const char *work, int idx, k
 
 /* ---- the mode ---- */
 
-/* An architecture as the gate's --arch takes one: 2 or 3 digits, 50 to 200. */
-static int kb_arch_ok(const char *a)
-{
-    size_t n = strlen(a);
-    if (n < 2 || n > 3 || strspn(a, "0123456789") != n) return 0;
-    int v = atoi(a);
-    return v >= 50 && v <= 200;
-}
-
 /* The architectures the builds are for (g->arch, g->arch_list; main.c fills
  * them only after the devices, which this mode does not probe): --arch=LIST,
  * else the GPU's own as the probe saw it (probe_arch, "" when none), else
@@ -1089,29 +1080,19 @@ static int kb_arch_ok(const char *a)
 static void kb_set_arch(kg_gate *g, const char *probe_arch, const char *probe_why, char *from, size_t len)
 {
     int dev = g->o->n_dev_req ? g->o->dev_req[0] : 0;
-    g->n_arch = 0;
-    if (g->o->arch) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%s", g->o->arch);
-        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && g->n_arch < MAX_ARCH; t = strtok_r(NULL, ",", &save))
-            if (kb_arch_ok(t)) snprintf(g->arch[g->n_arch++], sizeof g->arch[0], "%s", t);
+    if (g->o->arch) {   /* checked by the command line */
+        kg_arch_set(g, g->o->arch);
         snprintf(from, len, "--arch");
-    }
-    if (!g->n_arch && kb_arch_ok(probe_arch)) {
-        snprintf(g->arch[g->n_arch++], sizeof g->arch[0], "%s", probe_arch);
+    } else if (probe_arch[0]) {   /* checked by kb_main */
+        kg_arch_set(g, probe_arch);
         snprintf(from, len, "device %d's compute capability, as PyTorch sees it", dev);
-    }
-    if (!g->n_arch) {
-        snprintf(g->arch[g->n_arch++], sizeof g->arch[0], "90");
+    } else {
+        kg_arch_set(g, "90");
         char w[240];
         kg_text_escape(probe_why[0] ? probe_why : "no GPU visible to PyTorch", 200, w, sizeof w);
         snprintf(from, len, "the default: device %d's architecture is not known (%s); --arch=LIST names others",
                  dev, w);
     }
-    size_t al = 0;
-    g->arch_list[0] = 0;
-    for (int a = 0; a < g->n_arch && al < sizeof g->arch_list; a++)
-        al += (size_t)snprintf(g->arch_list + al, sizeof g->arch_list - al, "%s%s", a ? "," : "", g->arch[a]);
 }
 
 static int kb_probe(kg_gate *g, char *arch, size_t alen, char *arch_why, size_t wlen)
@@ -1271,7 +1252,7 @@ int kb_main(kg_gate *g)
         printf("kgate: WAIVED (KernelBench problems need PyTorch: %s)\n", g->torch_why);
         return 2;
     }
-    if (probe_arch[0] && !kb_arch_ok(probe_arch)) {
+    if (probe_arch[0] && (strchr(probe_arch, ',') || kg_arch_list_check(probe_arch) != 0)) {   /* one, as --arch takes it */
         char e[40];
         kg_text_escape(probe_arch, 8, e, sizeof e);
         snprintf(arch_why, sizeof arch_why, "the probe said arch=%s", e);

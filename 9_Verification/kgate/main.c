@@ -266,21 +266,11 @@ int main(int argc, char **argv)
     kg_report_partial_last = o.mode == MODE_STATIC ? KG_V_P0 : KG_V_L1;
 
     /* the architectures named with --arch (else the devices', found below; without a GPU 90) */
-    snprintf(g.arch[0], sizeof g.arch[0], "90");
-    g.n_arch = 1;
-    if (o.arch) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%s", o.arch);
-        g.n_arch = 0;
-        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && g.n_arch < MAX_ARCH; t = strtok_r(NULL, ",", &save))
-            snprintf(g.arch[g.n_arch++], sizeof g.arch[0], "%s", t);
-    }
+    kg_arch_set(&g, o.arch ? o.arch : "90");
     /* The devices, in children: the gate itself never touches CUDA. */
     int drc = setup_devices(&g, &o);
     if (drc) return drc;
-    size_t al = 0;
-    for (int a = 0; a < g.n_arch; a++)
-        al += (size_t)snprintf(g.arch_list + al, sizeof g.arch_list - al, "%s%s", a ? "," : "", g.arch[a]);
+    kg_arch_join(&g);   /* with the devices' own, when --arch named none */
     if (o.mode != MODE_STATIC) printf("# compiled for: sm_%s\n", g.arch_list);
     if (o.mode == MODE_FULL && sandbox_gpu_checks(&g, &sb)) return 1;
     if (sb.enabled) {

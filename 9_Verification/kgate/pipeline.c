@@ -50,6 +50,24 @@ static double sb_start_s(const kg_sb_result *r) { return r->started ? r->start_m
  * (`tries`: the retries made so far). */
 static double wall_s(double limit, int tries) { return KG_WALL_FACTOR * limit * (tries ? 2 : 1); }
 
+void kg_arch_set(kg_gate *g, const char *list)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", list);
+    g->n_arch = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && g->n_arch < MAX_ARCH; t = strtok_r(NULL, ",", &save))
+        snprintf(g->arch[g->n_arch++], sizeof g->arch[0], "%s", t);
+    kg_arch_join(g);
+}
+
+void kg_arch_join(kg_gate *g)
+{
+    size_t al = 0;
+    g->arch_list[0] = 0;
+    for (int a = 0; a < g->n_arch && al < sizeof g->arch_list; a++)
+        al += (size_t)snprintf(g->arch_list + al, sizeof g->arch_list - al, "%s%s", a ? "," : "", g->arch[a]);
+}
+
 /* The build a device runs: index into g->arch, or -1. */
 int arch_of_device(const kg_gate *g, int d)
 {

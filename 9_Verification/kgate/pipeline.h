@@ -100,6 +100,10 @@ extern int quiesce_waits;
 
 void close_fd(int *fd);
 int arch_of_device(const kg_gate *g, int d);
+/* g->arch and g->arch_list from a checked list ("90,100": kg_arch_list_check);
+ * kg_arch_join makes g->arch_list again from g->arch. */
+void kg_arch_set(kg_gate *g, const char *list);
+void kg_arch_join(kg_gate *g);
 int spawn_compile(kg_gate *g, kg_job *j, kg_cand *c);
 int spawn_harness(kg_gate *g, kg_job *j, int d, const char *so_path, const char *preload);
 void end_harness(kg_job *j, int d);
