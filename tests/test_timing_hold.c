@@ -116,11 +116,14 @@ static int find(int from, const char *what)
     return -1;
 }
 
-static timing_cfg cfg_of(int warmups, int reps)
+/* One held variant "a" that takes queue_s to queue, timed alone. */
+static void time_a(double queue_s, int warmups, int reps, timing_stats *t)
 {
+    work w = {"a", queue_s};
+    timed_variant v = {run_work, &w, "test/a", 0, NULL, 0};
     timing_cfg c = timing_defaults(reps);
     c.warmups = warmups;
-    return c;
+    time_gpu_group(&v, 1, &c, t);
 }
 
 /* ---- the tests ------------------------------------------------------------- */
@@ -132,11 +135,8 @@ static void a_run_is_held_before_its_start_event(void **state)
 {
     (void)state;
     reset();
-    work w = {"a", 0};
-    timed_variant v = {run_work, &w, "test/a", 0, NULL, 0};
-    timing_cfg c = cfg_of(1, 2);
     timing_stats t;
-    time_gpu_group(&v, 1, &c, &t);
+    time_a(0, 1, 2, &t);
     static const char *want[] = {"fn a",                                              /* warm-up */
                                  "sync", "hold", "record", "fn a", "record", "query", /* run 1 */
                                  "sync", "hold", "record", "fn a", "record", "query", /* run 2 */
@@ -156,7 +156,8 @@ static void a_with_launches_variant_is_never_held(void **state)
     reset();
     work a = {"a", 0}, b = {"b", 0};
     timed_variant v[2] = {{run_work, &a, "test/a", 0, NULL, 1}, {run_work, &b, "test/b", 0, NULL, 0}};
-    timing_cfg c = cfg_of(1, 4);
+    timing_cfg c = timing_defaults(4);
+    c.warmups = 1;
     timing_stats t[2];
     time_gpu_group(v, 2, &c, t);
     int runs_a = 0, runs_b = 0;
@@ -187,11 +188,8 @@ static void the_hold_outlasts_the_queueing(void **state)
 {
     (void)state;
     reset();
-    work w = {"a", 2e-3};   /* 2 ms to queue */
-    timed_variant v = {run_work, &w, "test/a", 0, NULL, 0};
-    timing_cfg c = cfg_of(3, 2);
     timing_stats t;
-    time_gpu_group(&v, 1, &c, &t);
+    time_a(2e-3, 3, 2, &t);   /* 2 ms to queue */
     assert_int_equal(n_holds, 2);
     for (int i = 0; i < n_holds; i++) {
         assert_true(holds[i] >= 4e-3);
@@ -206,11 +204,8 @@ static void a_short_hold_is_counted_and_grows(void **state)
     (void)state;
     reset();
     query_answer = cudaSuccess;
-    work w = {"a", 0};
-    timed_variant v = {run_work, &w, "test/a", 0, NULL, 0};
-    timing_cfg c = cfg_of(1, 3);
     timing_stats t;
-    time_gpu_group(&v, 1, &c, &t);
+    time_a(0, 1, 3, &t);
     assert_int_equal(t.short_holds, 3);
     assert_int_equal(n_holds, 3);
     assert_true(holds[1] >= 2 * holds[0]);
@@ -224,17 +219,14 @@ static void not_ready_is_no_error_for_the_sample(void **state)
     (void)state;
     reset();
     peek_answer = cudaErrorNotReady;
-    work w = {"a", 0};
-    timed_variant v = {run_work, &w, "test/a", 0, NULL, 0};
-    timing_cfg c = cfg_of(1, 1);
     timing_stats t;
-    time_gpu_group(&v, 1, &c, &t);
+    time_a(0, 1, 1, &t);
     assert_int_equal(get_last_calls, 1);
     assert_int_equal(peek_answer, cudaSuccess);
 
     reset();
     peek_answer = cudaErrorInvalidValue;
-    time_gpu_group(&v, 1, &c, &t);
+    time_a(0, 1, 1, &t);
     assert_int_equal(get_last_calls, 0);
     assert_int_equal(peek_answer, cudaErrorInvalidValue);
 }

@@ -149,16 +149,31 @@ static int end_tool(kg_gate *g, kg_cand *c, kg_job *j, san_run *r, kg_san_result
     return 0;
 }
 
-/* A candidate's tools, all at once; judged in the tools' order (memcheck's
- * finding first, as when they ran one after another). A tool whose run
- * failed without a finding runs again alone before it counts: two runs at
- * once are new here, and a run the tool could not attach to is not the
- * candidate's fault. 0 clean, 1 stopped (c's verdict and reason set). */
+/* The gate could not run a tool (its report file, its sandbox): the gate's
+ * own failure, never the candidate's; not judged, as a scan the gate could
+ * not run. Returns 1 (the candidate is stopped). */
+static int not_judged(kg_cand *c, int tool)
+{
+    c->verdict = KG_V_SKIPPED;
+    c->gate_failure = 1;
+    for (int k = 0; k < c->n_dev && k < KG_MAX_DEV; k++) c->dev[k].verdict = KG_V_SKIPPED;
+    snprintf(c->reason, sizeof c->reason, "gate: could not run compute-sanitizer's %s in the "
+             "sandbox: not judged", sz_tool_name(tool));
+    return 1;
+}
+
+/* A candidate's tools, all at once, then judged in the tools' order, as when
+ * they ran one after another: the first finding stops the candidate (memcheck's
+ * before racecheck's), and a tool the gate could not run ends the judging
+ * there. A tool whose run failed without a finding runs again alone before it
+ * counts: two runs at once are new here, and a run the tool could not attach
+ * to is not the candidate's fault. 0 clean, 1 stopped (c's verdict and reason
+ * set). */
 static int run_tools(kg_gate *g, kg_cand *c, kg_job *j, int task, const int *tools, int nt, const char *sanitizer)
 {
     san_run runs[SZ_N_TOOLS];
     kg_san_result res[SZ_N_TOOLS];
-    int retry[SZ_N_TOOLS], gate_failed = -1;
+    int ended[SZ_N_TOOLS], retry[SZ_N_TOOLS];
     /* Tool k in sandbox slot j->slot + k: a uid of its own when the gate
      * switches users, so RLIMIT_NPROC, which counts a uid's threads, is not
      * shared by two tools at once (each tool and its target run dozens).
@@ -167,28 +182,18 @@ static int run_tools(kg_gate *g, kg_cand *c, kg_job *j, int task, const int *too
     int base = j->slot >= 0 ? j->slot : 0, slot[SZ_N_TOOLS];
     for (int k = 0; k < nt; k++) slot[k] = (base + k) % KG_SB_SLOTS;
     for (int k = 0; k < nt; k++) start_tool(g, j, task, tools[k], slot[k], sanitizer, &runs[k]);
-    for (int k = 0; k < nt; k++)
-        if (end_tool(g, c, j, &runs[k], &res[k], &retry[k]) != 0 && gate_failed < 0) gate_failed = k;
-    for (int k = 0; k < nt && gate_failed < 0; k++) {
+    for (int k = 0; k < nt; k++) ended[k] = end_tool(g, c, j, &runs[k], &res[k], &retry[k]) == 0;
+    for (int k = 0; k < nt; k++) {
+        if (!ended[k]) return not_judged(c, tools[k]);
         if (res[k].verdict == KG_V_PASS) continue;
         if (retry[k] && nt > 1) {
             san_run again;
             int r2;
             start_tool(g, j, task, tools[k], slot[k], sanitizer, &again);
-            if (end_tool(g, c, j, &again, &res[k], &r2) != 0) { gate_failed = k; break; }
+            if (end_tool(g, c, j, &again, &res[k], &r2) != 0) return not_judged(c, tools[k]);
             if (res[k].verdict == KG_V_PASS) continue;
         }
         kg_san_apply(c, tools[k], &res[k]);   /* L2, the reason, and the finding for the report and the feedback */
-        return 1;
-    }
-    if (gate_failed >= 0) {
-        /* the gate's own failure (its report file, its sandbox), never the
-         * candidate's: not judged, as a scan the gate could not run */
-        c->verdict = KG_V_SKIPPED;
-        c->gate_failure = 1;
-        for (int k = 0; k < c->n_dev && k < KG_MAX_DEV; k++) c->dev[k].verdict = KG_V_SKIPPED;
-        snprintf(c->reason, sizeof c->reason, "gate: could not run compute-sanitizer's %s in the "
-                 "sandbox: not judged", sz_tool_name(tools[gate_failed]));
         return 1;
     }
     return 0;

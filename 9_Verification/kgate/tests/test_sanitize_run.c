@@ -8,7 +8,8 @@
  * tools ran together, once each; a finding of either stops the candidate
  * (L2, the tool's name first in the reason), memcheck's first when both
  * find something; a run that fails without a report runs again alone and
- * then counts for what it finds. */
+ * then counts for what it finds; a tool the gate cannot start ends the
+ * judging where the tools' order reaches it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +33,7 @@ static char tmp[128], wrapper[256], fixtures[256], marks[256];
 static kg_sandbox sb;
 static kg_opts opts;
 static kg_gate gate;
+static const char *unrunnable;   /* a tool whose report file the gate cannot make (NULL: none) */
 
 static int setup(void **s)
 {
@@ -105,6 +107,10 @@ static void pass_one(const char *mem_fixture, const char *race_fixture, const ch
                      fixtures, tn[k]);
             assert_int_equal(system(cmd), 0);
         }
+    if (unrunnable) {   /* a folder where the tool's report file goes: the gate cannot start that tool */
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s/cand/kgate-san.%s.xml/x'", tmp, unrunnable);
+        assert_int_equal(system(cmd), 0);
+    }
     if (fail_first) {
         snprintf(cmd, sizeof cmd, "touch '%s/%s.fail_first'", marks, fail_first);
         assert_int_equal(system(cmd), 0);
@@ -189,15 +195,23 @@ static void the_tools_run_at_once(void **s)
     if (sb.as_root && sb.drop_uid) assert_true(owner("memcheck") != owner("racecheck"));
 }
 
+/* c was stopped by that tool's finding: L2, the tool named first. */
+static void assert_stopped_by(const kg_cand *c, int tool)
+{
+    char want[32];
+    snprintf(want, sizeof want, "%s: ", sz_tool_name(tool));
+    assert_int_equal(c->verdict, KG_V_L2);
+    assert_true(!strncmp(c->reason, want, strlen(want)));
+    assert_int_equal(c->san_stopped_by, tool + 1);
+}
+
 /* racecheck's finding alone stops the candidate, named racecheck. */
 static void a_racecheck_finding_stops_it(void **s)
 {
     (void)s;
     kg_cand c;
     pass_one(NULL, "planted_shared_race.racecheck.xml", NULL, &c);
-    assert_int_equal(c.verdict, KG_V_L2);
-    assert_true(!strncmp(c.reason, "racecheck: ", 11));
-    assert_int_equal(c.san_stopped_by, SZ_RACECHECK + 1);
+    assert_stopped_by(&c, SZ_RACECHECK);
 }
 
 /* Both find something: memcheck's finding is the reason, as when the tools
@@ -207,9 +221,7 @@ static void memcheck_first_when_both_find(void **s)
     (void)s;
     kg_cand c;
     pass_one("planted_oob_read.memcheck.xml", "planted_shared_race.racecheck.xml", NULL, &c);
-    assert_int_equal(c.verdict, KG_V_L2);
-    assert_true(!strncmp(c.reason, "memcheck: ", 10));
-    assert_int_equal(c.san_stopped_by, SZ_MEMCHECK + 1);
+    assert_stopped_by(&c, SZ_MEMCHECK);
 }
 
 /* A run that fails without a report runs again, alone, and its second
@@ -224,9 +236,26 @@ static void a_failed_run_runs_again_alone(void **s)
     assert_int_equal(count("racecheck.n"), 1);
     /* ... and a finding on that second attempt stops it */
     pass_one("planted_oob_read.memcheck.xml", NULL, "memcheck", &c);
-    assert_int_equal(c.verdict, KG_V_L2);
-    assert_true(!strncmp(c.reason, "memcheck: ", 10));
+    assert_stopped_by(&c, SZ_MEMCHECK);
     assert_int_equal(count("memcheck.n"), 2);
+}
+
+/* A tool the gate cannot run ends the judging there, in the tools' order:
+ * memcheck's finding still stops the candidate when racecheck could not
+ * run; with memcheck clean, the candidate is not judged (SKIPPED, the
+ * gate's own failure, naming racecheck), never passed. */
+static void a_tool_the_gate_cannot_run(void **s)
+{
+    (void)s;
+    kg_cand c;
+    unrunnable = "racecheck";
+    pass_one("planted_oob_read.memcheck.xml", NULL, NULL, &c);
+    assert_stopped_by(&c, SZ_MEMCHECK);
+    pass_one(NULL, NULL, NULL, &c);
+    unrunnable = NULL;
+    assert_int_equal(c.verdict, KG_V_SKIPPED);
+    assert_int_equal(c.gate_failure, 1);
+    assert_non_null(strstr(c.reason, "racecheck"));
 }
 
 int main(void)
@@ -236,6 +265,7 @@ int main(void)
         cmocka_unit_test(a_racecheck_finding_stops_it),
         cmocka_unit_test(memcheck_first_when_both_find),
         cmocka_unit_test(a_failed_run_runs_again_alone),
+        cmocka_unit_test(a_tool_the_gate_cannot_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
