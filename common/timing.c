@@ -305,7 +305,8 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
              * the events time the GPU's work and not the host's. Without it
              * the start event fires at once on the idle stream and the host's
              * work in the call is timed as well: cuBLAS's BF16 GEMM at 4096^3
-             * read 0.2314 ms on a day the host was slow, against 0.1842 ms
+             * read 0.2314 ms on a day the CPU baselines also ran 22 to 74%
+             * slower, against 0.1842 ms
              * (results/H200/history/c5b372b/tensorCoreGemm__m_4096_n_4096_k_4096.txt,
              * commit c5b372b; results/H200/tensorCoreGemm__m_4096_n_4096_k_4096.txt,
              * commit cd59140), while our kernels moved by 2% at most. */
