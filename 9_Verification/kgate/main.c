@@ -440,7 +440,7 @@ int main(int argc, char **argv)
     /* PyTorch builds at once: 2, half of --jobs when that is more, and a
      * quarter of the CPUs when that is more still (at most 4): each build
      * runs 2 compiler processes (MAX_JOBS=2). On the H200 machine's 16 CPUs
-     * the corpus's 7 PyTorch builds took 69 to 87 s each, their static
+     * the corpus's 6 PyTorch builds took 69 to 87 s each, their static
      * scans beside them 23 to 28 s (results/H200/kgate_corpus_c5b372b_cut.txt,
      * commit c5b372b): 2 at a time, 4 rounds, by our reckoning longer than
      * the line of plain candidates beside them (not measured apart) */
