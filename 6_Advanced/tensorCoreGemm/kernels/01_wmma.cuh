@@ -6,9 +6,9 @@
  * Why it should help: one warp-wide mma does 4096 multiply-adds, and the
  * H200's dense BF16 tensor-core peak (132 SMs x 4096 flops a clock, 1070
  * TFLOP/s at 1980 MHz) is 16 times its FP32 peak (66.9 TFLOP/s).
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3): 11.51 ms,
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3): 11.51 ms,
  * 95.5 TFLOP/s, 12.61% of cuBLAS; 2.1 times matrixMul's best FP32 kernel
- * (46367 GFLOP/s at 4096^3, results/H200/matrixMul.txt, commit cd59140), though
+ * (46367 GFLOP/s at 4096^3, results/H200/history/cd59140/matrixMul.txt, commit cd59140), though
  * this 8192^3 run was held by the power cap to a median 1688 MHz and matrixMul's
  * ran at 1980; far from what the tensor cores can do: the loads and the math
  * take turns.

@@ -9,7 +9,7 @@
  * Why it should help: one ldmatrix.x4 loads four 8x8 matrices for the whole
  * warp in one instruction, and the m16n8k16 tiles let each warp keep 4 x 4
  * accumulator tiles without WMMA's copies between fragments.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 5.756 ms, 191.0 TFLOP/s, 25.20% of cuBLAS, x2.00 over step 1 (x1.98 at

@@ -7,7 +7,7 @@
  * global memory whatever its size; with twice the K per stage there are half
  * as many of them for the same work, and each warp runs 32 mma between two
  * barriers instead of 16.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 4.534 ms, 242.5 TFLOP/s, 32.00% of cuBLAS, +27.0% over step 2 (+26.2% at

@@ -11,7 +11,7 @@
  * 3 KiB, and the 16-byte stores of a row stay conflict-free too. It is also
  * the layout TMA writes in hardware (CU_TENSOR_MAP_SWIZZLE_128B), which steps
  * 7 to 16 rely on.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 4.457 ms, 246.7 TFLOP/s, 32.55% of cuBLAS: +1.7% over step 3 at 8192^3,

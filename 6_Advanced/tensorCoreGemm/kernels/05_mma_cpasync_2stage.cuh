@@ -10,7 +10,7 @@
  * registers, nvcc 13.0 -Xptxas -v).
  * Why it should help: in step 4 the loads and the math take turns, and only
  * the other resident block hides the memory latency.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 3.288 ms, 334.4 TFLOP/s, 44.11% of cuBLAS, +35.5% over step 4 (+35.0% at

@@ -6,7 +6,7 @@
  * of step k's math to land, and the wait at the top of step k+1 exposes the
  * rest of their latency; with 3, the copies of step k+2 are issued a whole
  * step earlier.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 3.383 ms, 325.0 TFLOP/s, 42.88% of cuBLAS: 2.8% slower than step 5 (-3.3%

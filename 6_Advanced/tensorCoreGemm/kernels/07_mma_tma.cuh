@@ -17,7 +17,7 @@
  * thread, and no thread waits for its own copies any more.
  * Needs N and K multiples of 8 (a tensor map's row stride is a multiple of
  * 16 bytes): no element-wise path any more.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 2.690 ms, 408.7 TFLOP/s, 53.92% of cuBLAS, +25.7% over step 6 (+23.6% at

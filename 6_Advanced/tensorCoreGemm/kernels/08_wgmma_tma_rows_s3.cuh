@@ -13,7 +13,7 @@
  * Why it should help: Hopper's tensor cores reach their rate only through
  * wgmma; mma.sync runs on them at a fraction of it, and its operands must
  * first pass through registers (ldmatrix), 8 warps each loading its own.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 1.907 ms, 576.6 TFLOP/s, 76.07% of cuBLAS, +41.1% over step 7 (+46.9% at

@@ -10,7 +10,7 @@
  * L2 once per wave of blocks. In groups of 16 rows they cover a patch 16
  * tiles tall and about 17 wide: 16 panels of A and 17 of B, each read by
  * about 16 blocks while it is still in L2.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 1.776 ms, 619.1 TFLOP/s, 81.68% of cuBLAS, +7.4% over step 8; at 4096^3,

@@ -6,7 +6,7 @@
  * come together, and the measurement is of both.
  * Why it should help: thread 0 issues a stage 3 steps ahead instead of 2, so a
  * late TMA copy has one more step of wgmma to hide behind.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 2.041 ms, 538.6 TFLOP/s, 71.06% of cuBLAS: 13.0% slower than step 9 (-12.3%

@@ -10,7 +10,7 @@
  * slowest one at every step; now only thread 0 (and with it its warp, and its
  * warpgroup at the next wgmma) waits, and only when the stage it wants to
  * refill is still being read.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 2.545 ms, 431.9 TFLOP/s, 56.99% of cuBLAS: 19.8% slower than step 10

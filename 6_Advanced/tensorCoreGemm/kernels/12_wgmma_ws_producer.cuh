@@ -12,7 +12,7 @@
  * consumer: when it waited for a stage to empty, its warpgroup stopped
  * multiplying, and when it multiplied, no copy was issued. The producer now
  * runs ahead on its own.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 1.846 ms, 595.5 TFLOP/s, 78.56% of cuBLAS, +37.9% over step 11 (+28.2% at

@@ -8,7 +8,7 @@
  * thread has at launch. It is what lets step 15's consumers hold 128
  * accumulators (64 x 256) without spilling: a change that pays off only
  * with another, kept as its own step so that its cost or gain here is seen.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 1.725 ms, 637.3 TFLOP/s, 84.08% of cuBLAS, +7.0% over step 12 (+7.0% at

@@ -10,7 +10,7 @@
  * issued (a barrier wait, a fence, 4 descriptors) its tensor cores have
  * nothing queued; with wait_group 1 the next group is issued behind the one
  * running.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 1.702 ms, 645.8 TFLOP/s, 85.21% of cuBLAS: a small gain (+1.3% at 8192^3,

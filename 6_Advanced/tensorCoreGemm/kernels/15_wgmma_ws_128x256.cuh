@@ -7,7 +7,7 @@
  * Why it should help: each 16 KiB of A brought into shared memory now feeds
  * twice as many flops, and every wgmma does twice the work for the same
  * issue overhead.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 1.465 ms, 750.4 TFLOP/s, 99.00% of cuBLAS, +16.2% over step 14 (+15.4% at

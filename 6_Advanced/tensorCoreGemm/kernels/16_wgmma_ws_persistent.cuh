@@ -7,7 +7,7 @@
  * Why it should help: the producer starts filling the next tile's stages while
  * the consumers are still storing this tile's results, and no block has to
  * start up (barrier init, tensor-map prefetch) per tile.
- * Measured (results/H200/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
+ * Measured (results/H200/history/cd59140/tensorCoreGemm.txt, commit cd59140, 8192^3, every step and
  * cuBLAS under the power cap at a median 1688-1695 MHz; the other shapes, from the
  * files beside it: README, Deep dive):
  * 1.456 ms, 755.4 TFLOP/s, 99.66% of cuBLAS, +0.7% over step 15 (+2.1% at

@@ -12,7 +12,7 @@
  * Why it should help: at 6000x5000x4000, 47 x 20 = 940 tiles on 132 SMs are 7
  * full rounds and a last one of 16 tiles: for the time of one whole tile
  * (about 1/8 of the kernel), 116 SMs wait (step 15: 69.15% of cuBLAS there,
- * results/H200/tensorCoreGemm__m_6000_n_5000_k_4000.txt, commit cd59140). Split into 8 pieces each, the 16
+ * results/H200/history/cd59140/tensorCoreGemm__m_6000_n_5000_k_4000.txt, commit cd59140). Split into 8 pieces each, the 16
  * tail tiles keep 128 SMs busy for 1/8 of that time, plus the partial tiles'
  * round trip through L2 (16 MiB written and read) and a second launch.
  * Prediction, to be measured: at most 1 - 7.12/8 = 11% faster at

@@ -15,7 +15,7 @@
  * K-step fall from 48 KiB to 32 KiB (B's 32 KiB now serves two SMs). If the
  * limit at 6000x5000x4000 is the operands' path from the L2 (README, Deep
  * dive: the 128x128 steps 8 to 14 all stopped at 405-425 TFLOP/s there, in
- * results/H200/tensorCoreGemm__m_6000_n_5000_k_4000.txt, commit cd59140),
+ * results/H200/history/cd59140/tensorCoreGemm__m_6000_n_5000_k_4000.txt, commit cd59140),
  * this moves the ceiling up by up to 1.5x, without copying anything.
  * Prediction, to be measured: faster than step 17 at 6000x5000x4000; at
  * 8192^3 and 4096^3 about step 17's time (not limited there). At
