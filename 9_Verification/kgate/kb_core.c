@@ -215,6 +215,31 @@ long long kb_allclose(const void *ref, const void *got, int dt, long long n, dou
     return bad;
 }
 
+long long kb_slice_bytes(long long chunk, size_t es)
+{
+    if (!es) return 1;
+    long long b = chunk - chunk % (long long)es;
+    return b < (long long)es ? (long long)es : b;
+}
+
+void kb_cmp_init(kb_cmp *c)
+{
+    memset(c, 0, sizeof *c);
+    c->first = -1;
+}
+
+void kb_allclose_slice(kb_cmp *c, const void *ref, const void *got, int dt, long long n, long long base, double tol)
+{
+    long long first;
+    long long bad = kb_allclose(ref, got, dt, n, tol, &first);
+    if (bad && c->first < 0) {   /* the earliest slice's first: the whole output's first */
+        c->first = base + first;
+        c->want = kb_elem(ref, dt, (size_t)first);
+        c->got = kb_elem(got, dt, (size_t)first);
+    }
+    c->bad += bad;
+}
+
 /* ---- scores ---- */
 
 static int kb_cmp_double(const void *a, const void *b)

@@ -26,8 +26,12 @@ extern "C" {
 /* ---- a runner's reply line ---- */
 #define KB_MAX_FIELDS 16
 #define KB_LINE_MAX 4096
-/* the most bytes one reply may carry: an output of 1 GiB */
+/* the most bytes one reply may carry (a slice of an output, below) */
 #define KB_MAX_BYTES (1ull << 30)
+/* Outputs are compared slice by slice (SHOW off= len=), this many bytes at a
+ * time from each runner: the gate's memory for a comparison stays two
+ * slices at any output size (KernelBench's level 1 has outputs of 6.4 GB). */
+#define KB_CHUNK (64ll << 20)
 
 typedef struct {
     int ok;                                /* OK or ERR */
@@ -73,6 +77,20 @@ void kb_shape_str(const kb_shape *sh, char *buf, size_t len);
  * themselves; tol 0: exact. Returns the number of elements that fail; the
  * first one's index in *first (-1 when none). */
 long long kb_allclose(const void *ref, const void *got, int dt, long long n, double tol, long long *first);
+
+/* The bytes of one slice: chunk rounded down to whole elements of es bytes,
+ * at least one element. */
+long long kb_slice_bytes(long long chunk, size_t es);
+/* kb_allclose over an output compared slice by slice: the elements that
+ * failed so far and the first one (its index in the whole output, -1 when
+ * none, and its two values). */
+typedef struct {
+    long long bad, first;
+    double want, got;
+} kb_cmp;
+void kb_cmp_init(kb_cmp *c);
+/* One slice of n elements, the first of them element base of the output. */
+void kb_allclose_slice(kb_cmp *c, const void *ref, const void *got, int dt, long long n, long long base, double tol);
 
 /* ---- scores ---- */
 /* KernelBench's fast_p: the share of the n candidates that are correct and

@@ -32,7 +32,8 @@ runs in the same process and can change this file's functions.
 
 Protocol: a command is one line, `VERB key=value ...`. A reply is one line,
 `OK key=value ...` or `ERR stage=S msg=TEXT` (msg last, to the line's end);
-when it has bytes=N, N raw bytes follow the line. Verbs:
+when it has bytes=N, N raw bytes follow the line (written in pieces, never
+copied whole: an output may be larger than the host would hold twice). Verbs:
   HELLO                       -> OK torch=.. device=..
   LOAD problem=P [cand=C ext=E] seed=S  the model (Model, or the candidate's ModelNew);
                               -> OK second=1 when the problem has kgate_second_shape
@@ -45,7 +46,12 @@ when it has bytes=N, N raw bytes follow the line. Verbs:
                               (null=1: CAL's null calls instead of the model)
   DIGEST seed=S [abs=1]       every call's whole output dotted with a random vector from S (float64)
   INSUM                       the first input set's sums (float64): inputs unchanged by the call?
-  SHOW k=J [dtype=D]          call J's whole output, its dtype and shape; D: the dtype it must have
+  SHOW k=J [dtype=D] [off=O len=L]  bytes [O, O+L) of call J's output (flattened, contiguous),
+                              with its dtype, shape and total=BYTES (the whole output's);
+                              D: the dtype it must have; L=0: the description alone; no
+                              off/len: the whole output; a range past the end is refused.
+                              Only the slice is copied to the host: the gate compares
+                              outputs of any size the GPU holds slice by slice
   KBTIME warmup=W trials=T    KernelBench's own timing (CUDA events on the current stream)
   QUIT
 The pure parts (encoding, allclose, scores) use only the standard
@@ -112,6 +118,23 @@ def allclose(ref, got, atol, rtol):
         if abs(a - b) > atol + rtol * abs(b):
             return False, i
     return True, -1
+
+
+def show_slice(total, esize, off=None, length=None):
+    """SHOW's byte range of an output of total bytes (elements of esize bytes)
+    as elements: (first, count). off and length are the command's text (None:
+    absent: the whole output); both whole elements, off + length within the
+    output. Raises ValueError otherwise."""
+    if (off is None) != (length is None):
+        raise ValueError("off= and len= go together")
+    if off is None:
+        return 0, total // esize
+    o, n = int(off), int(length)
+    if o < 0 or n < 0 or o % esize or n % esize:
+        raise ValueError("off=%d len=%d: not whole %d-byte elements" % (o, n, esize))
+    if o + n > total:
+        raise ValueError("off=%d len=%d: past the end of an output of %d bytes" % (o, n, total))
+    return o // esize, n // esize
 
 
 def tolerance(dtype):
@@ -287,9 +310,15 @@ class Runner:
         self.get_inputs = None
 
     def reply(self, ok, fields=None, msg=None, data=None):
-        line = encode_reply(ok, fields, msg, None if data is None else len(data))
-        buf = line + (data or b"")
-        view = memoryview(buf)
+        """The line, then data (bytes-like) in pieces of at most 16 MiB: never
+        one object of both, and never a second copy of the payload."""
+        data = None if data is None else memoryview(data).cast("B")
+        self.write_all(memoryview(encode_reply(ok, fields, msg, None if data is None else len(data))))
+        piece = 16 << 20
+        for i in range(0, len(data) if data is not None else 0, piece):
+            self.write_all(data[i:i + piece])
+
+    def write_all(self, view):
         while view:
             n = os.write(self.wfd, view)
             view = view[n:]
@@ -418,9 +447,14 @@ class Runner:
         k = int(a["k"])
         o = self.outs[k]
         check_output(t, o, a.get("dtype"), self.dev, self.inputs[k] if k < len(self.inputs) else [])
-        host = o.detach().cpu().contiguous()
-        shape = "[" + ",".join(str(d) for d in host.shape) + "]"
-        return [("dtype", str(host.dtype).replace("torch.", "")), ("shape", shape)], raw_bytes(host)
+        esize = o.element_size()
+        total = o.numel() * esize
+        first, count = show_slice(total, esize, a.get("off"), a.get("len"))
+        # a view of the output (contiguous, checked above), then only the slice to the host
+        host = o.detach().reshape(-1)[first:first + count].cpu().contiguous() if count else None
+        shape = "[" + ",".join(str(d) for d in o.shape) + "]"
+        return ([("dtype", str(o.dtype).replace("torch.", "")), ("shape", shape), ("total", total)],
+                raw_bytes(host) if count else b"")
 
     def kbtime(self, a):
         """KernelBench's own method: CUDA events on the current stream, W warm-up
@@ -477,10 +511,16 @@ class Runner:
 
 
 def raw_bytes(cpu_tensor):
-    """The bytes of a contiguous CPU tensor (no numpy needed)."""
+    """The bytes of a contiguous CPU tensor, without a copy (no numpy needed):
+    a memoryview of its memory, at any size (ctypes.string_at takes a C int
+    and fails past 2 GiB). The view keeps the tensor alive."""
     import ctypes
     n = cpu_tensor.numel() * cpu_tensor.element_size()
-    return ctypes.string_at(cpu_tensor.data_ptr(), n) if n else b""
+    if not n:
+        return b""
+    arr = (ctypes.c_ubyte * n).from_address(cpu_tensor.data_ptr())
+    arr._kgate_owner = cpu_tensor
+    return memoryview(arr).cast("B")
 
 
 def check_output(t, o, dtype, dev, inputs):

@@ -5,18 +5,27 @@
 # environment of the test's own:
 #   - the runner's pure logic (replies, allclose, fast_p):
 #     tests/test_kb_runner.py, standard library only;
-#   - the tests' problem and its 19 candidates (kernelbench/tests/) each get
+#   - the tests' problem and its 21 candidates (kernelbench/tests/) each get
 #     their label: honest ones PASS; wrong values, a wrong shape, an output
 #     that is its input, a cached first answer, a batch whose later calls
-#     are skipped, a size special-cased: L3; a build error L1; an exception,
+#     are skipped, a size special-cased, one element wrong (in the trials, or
+#     only in the batches, within the digests' tolerance): L3; a build error L1; an exception,
 #     a hang, a write outside the sandbox and a process started, forged
 #     replies with a huge payload claim, a changed input: L2; a slow one, one that does its work while
 #     its inputs are prepared (off the clock) and one that answers RUN at once
 #     and works when the gate asks for the digests: L4; the static pass's P0:
 #     P0; a link left in the build's scratch is never followed;
+#   - outputs compared slice by slice (KGATE_KB_CHUNK=4096: the tests'
+#     output of 40028 bytes in 10 slices): one wrong element in the last
+#     slice found, with its index in the whole output, in a trial and in a
+#     batch's checked call; an honest candidate passes; the slices asked of
+#     both runners are the same, the last one short; both run orders (even
+#     trials the reference first, odd ones the candidate), each trial
+#     compared after both runners made their outputs;
 #   - a runner that breaks the protocol (kernelbench/tests/fake_runner.py: a
 #     reply line too long, an escape byte, a payload cut short, a dtype that
-#     does not fit its bytes): L2 each, no hang;
+#     does not fit its bytes, a slice whose total= or shape differs from
+#     the output's first description): L2 each, no hang;
 #   - the report: scores (correctness, fast_1.0, fast_1.5) and the JSON;
 #   - the builds are for the GPU's architecture as the probe sees it, or
 #     --arch's, or sm_90 when none is known (the header says which; the fake
@@ -116,7 +125,9 @@ for pair in "scale_add__skip_batch.py:at its answer, the outputs of" "scale_add_
             "scale_add__build_error.py:build: Error building extension" "scale_add__static_p0.py:KB-TEST-P0 at line" \
             "scale_add__cached.py:trial 2: 100[0-9]* of 10007" \
             "scale_add__bench_size.py:trial 6 (the problem's second sizes)" \
-            "scale_add__zero_input.py:trial 1: the call changed its inputs"; do
+            "scale_add__zero_input.py:trial 1: the call changed its inputs" \
+            "scale_add__last_elem.py:trial 1: 1 of 10007 elements differ (allclose atol=rtol=0.0001); first: element 10005: " \
+            "scale_add__late_one_off.py:batch 1, call [0-9]*: 1 of 10007 elements differ (allclose atol=rtol=0.0001); first: element 10005: "; do
     f=${pair%%:*}; pat=${pair#*:}
     sed -n "/^[A-Z0-9]* *$f /,/seconds:/p" "$tmp/all.txt" | grep -q -- "$pat" && ok || bad "$f: no \"$pat\" in its lines"
 done
@@ -251,14 +262,78 @@ assert cc["build_start"] >= a["verdict_at"], (cc["build_start"], a["verdict_at"]
 EOF
 then ok; else bad "the builds ran more than 2 x --jobs candidates ahead: $(grep -o '"\(candidate\|verdict\|build_start\|verdict_at\)":[^,]*' "$tmp/lead.json" | tr '\n' ' ')"; fi
 
+# --- outputs compared slice by slice ------------------------------------------------------
+# KGATE_KB_CHUNK=4096: the output (10007 float32, 40028 bytes) in 10 slices, the last
+# one 3164 bytes; the runner is the real one, tracing what it answers (fake_runner.py
+# with ORDER_LOG: `kgate-order: VERB TIME ARGS` in each runner's log)
+mkdir -p "$tmp/orunner"
+cp $here/sandboxed/kgate_kb_runner.py $kb/fake_runner.py "$tmp/orunner/"
+: > "$tmp/orunner/ORDER_LOG"
+KGATE_KB_CHUNK=4096 run --kernelbench=$kb/problems/scale_add.py --no-timing --work="$tmp/slices" \
+    --kb-runner="$tmp/orunner/fake_runner.py" $kb/candidates/scale_add__good.py \
+    $kb/candidates/scale_add__last_elem.py $kb/candidates/scale_add__wrong_shape.py > "$tmp/slices.txt" 2>&1
+grep -q "^PASS *scale_add__good.py" "$tmp/slices.txt" && ok \
+    || bad "slices: an honest candidate: $(grep -A1 -E '^[A-Z0-9]+ +scale_add__good' "$tmp/slices.txt" | tr '\n' ' ')"
+for pair in "last_elem:wrong result: trial 1: 1 of 10007 elements differ \(allclose atol=rtol=0.0001\); first: element 10005: " \
+            "wrong_shape:trial 1: output shape \[10006\], the reference's \[10007\]"; do
+    f=scale_add__${pair%%:*}.py; pat=${pair#*:}
+    grep -q "^L3 *$f" "$tmp/slices.txt" && sed -n "/^[A-Z0-9]* *$f /,/seconds:/p" "$tmp/slices.txt" | grep -q -E -- "$pat" && ok \
+        || bad "slices: $f: not L3 with \"$pat\": $(grep -A1 "$f" "$tmp/slices.txt" | head -2 | tr '\n' ' ')"
+done
+# both run orders, and each trial compared (SHOW) only after both runners made their
+# outputs; the same slices asked of both, the last one short
+if $py - "$tmp/slices/000_cand.run.log" "$tmp/slices/000_ref.run.log" <<'EOF'
+import sys
+def events(path):
+    ev = []
+    for line in open(path):
+        if line.startswith("kgate-order: "):
+            verb, t, *args = line.split()[1:]
+            ev.append((verb, float(t), dict(a.split("=", 1) for a in args)))
+    return ev
+cand, ref = events(sys.argv[1]), events(sys.argv[2])
+def trial(ev, seed):
+    """(the time of the RUN after the last PREP of seed, the SHOWs after it until the next PREP)"""
+    i = max(n for n, (v, t, a) in enumerate(ev) if v == "PREP" and a["seeds"] == seed)
+    run = next(t for v, t, a in ev[i:] if v == "RUN")
+    shows = []
+    for v, t, a in ev[i + 1:]:
+        if v == "PREP":
+            break
+        if v == "SHOW":
+            shows.append((t, int(a.get("off", -1)), int(a.get("len", -1))))
+    return run, shows
+seeds = [a["seeds"] for v, t, a in cand if v == "PREP"]
+assert len(seeds) == 7, seeds
+for n, seed in enumerate(seeds):
+    rc, sc = trial(cand, seed)
+    rr, sr = trial(ref, seed)
+    assert (rr < rc) == (n % 2 == 0), "trial %d: the reference first: %s" % (n + 1, rr < rc)
+    assert min(t for t, o, l in sc + sr) > max(rr, rc), "trial %d: a SHOW before both RUNs" % (n + 1)
+    want = [(0, 0)] + ([(o, min(4096, 40028 - o)) for o in range(0, 40028, 4096)] if n < 5 else [(0, 4004)])
+    for side, sh in (("candidate", sc), ("reference", sr)):
+        assert [(o, l) for t, o, l in sh] == want, ("trial %d: %s's slices" % (n + 1, side), sh)
+EOF
+then ok; else bad "slices: the run orders or the slices asked (logs in $tmp/slices)"; fi
+# a wrong element seen only in a batch's checked call (the digests let 0.5 through), in the last slice
+KGATE_KB_CHUNK=4096 run --kernelbench=$kb/problems/scale_add.py $kb/candidates/scale_add__late_one_off.py > "$tmp/slices2.txt" 2>&1
+grep -q "^L3 *scale_add__late_one_off.py" "$tmp/slices2.txt" && \
+    grep -q -E "wrong result: batch 1, call [0-9]+: 1 of 10007 elements differ \(allclose atol=rtol=0.0001\); first: element 10005: " "$tmp/slices2.txt" && ok \
+    || bad "slices: a wrong element in a batch's checked call: $(grep -A1 -E '^[A-Z0-9]+ +scale_add__late' "$tmp/slices2.txt" | tr '\n' ' ')"
+
 # --- a runner that breaks the protocol (kernelbench/tests/fake_runner.py) ------------
+# (in slices of 4096 bytes: slice_total and slice_shape lie from the second slice on)
 mkdir -p "$tmp/runner"
 cp $here/sandboxed/kgate_kb_runner.py $kb/fake_runner.py "$tmp/runner/"
 t0=$(date +%s)
-run --kernelbench=$kb/problems/scale_add.py --kb-runner="$tmp/runner/fake_runner.py" $kb/protocol/*.py > "$tmp/proto.txt" 2>&1
+KGATE_KB_CHUNK=4096 run --kernelbench=$kb/problems/scale_add.py --kb-runner="$tmp/runner/fake_runner.py" \
+    $kb/protocol/*.py > "$tmp/proto.txt" 2>&1
 took=$(( $(date +%s) - t0 ))
 for pair in "long_line:a reply line longer than 4096 bytes" "escape:a byte 0x1b in a reply line" \
-            "short_payload:bytes announced, fewer came in time" "wrong_dtype:its dtype, shape and bytes do not agree"; do
+            "short_payload:bytes announced, fewer came in time" "wrong_dtype:its dtype, shape and bytes do not agree" \
+            "slice_total:its dtype, shape and bytes do not agree" \
+            "slice_shape:the output changed between its slices (float32 \[10007\], 40028 bytes; at byte 4096: float32 \[10008\], 40032 bytes)"; do
+
     m=${pair%%:*}; pat=${pair#*:}
     sed -n "/^L2 *scale_add__proto_$m.py /,/seconds:/p" "$tmp/proto.txt" | grep -q "protocol violation: .*$pat" && ok \
         || bad "proto_$m: not L2 with \"$pat\": $(grep -A1 "proto_$m" "$tmp/proto.txt" | head -2)"

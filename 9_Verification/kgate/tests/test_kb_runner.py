@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """test_kb_runner.py: the pure logic of sandboxed/kgate_kb_runner.py (no
-PyTorch needed): the command and reply encoding,
+PyTorch needed): the command and reply encoding, SHOW's slice of an output
+(off= len=: whole elements, within the output, else refused) and its
+payload (a view of the host copy, written after the line in pieces),
 KernelBench's allclose and tolerance, fast_p, the build's architectures
 (an empty or malformed list refused before anything is imported). Run by
 test_kb_gate.sh."""
 import contextlib
+import ctypes
 import io
 import math
 import os
 import sys
 import tempfile
+import threading
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sandboxed"))
@@ -36,6 +40,76 @@ class Protocol(unittest.TestCase):
         self.assertEqual(line.count(b"\n"), 1)
         self.assertTrue(all(32 <= c < 127 for c in line[:-1]))
         self.assertIn(b"\\x0a", line)
+
+
+class Slice(unittest.TestCase):
+    def test_whole_output_without_off_and_len(self):
+        self.assertEqual(r.show_slice(40028, 4), (0, 10007))
+        self.assertEqual(r.show_slice(0, 4), (0, 0))
+
+    def test_byte_range_as_elements(self):
+        self.assertEqual(r.show_slice(40028, 4, "0", "4096"), (0, 1024))
+        self.assertEqual(r.show_slice(40028, 4, "36864", "3164"), (9216, 791))   # the last, short slice
+        self.assertEqual(r.show_slice(40028, 4, "0", "0"), (0, 0))               # the description alone
+        self.assertEqual(r.show_slice(40028, 4, "40028", "0"), (10007, 0))
+        self.assertEqual(r.show_slice(16, 8, "8", "8"), (1, 1))
+        big = 4096 * 393216 * 4                                                  # 6.4 GB: past any C int
+        self.assertEqual(r.show_slice(big, 4, str(big - (64 << 20)), str(64 << 20)),
+                         ((big - (64 << 20)) // 4, (64 << 20) // 4))
+
+    def test_refused(self):
+        for off, n in (("36864", "4096"),     # past the end
+                       ("40032", "0"),        # starts past the end
+                       ("40028", "4"),
+                       ("-4", "8"), ("0", "-4"),
+                       ("2", "4"), ("0", "6"),   # not whole elements
+                       ("0", None), (None, "4"),
+                       ("x", "4")):
+            with self.assertRaises(ValueError, msg=(off, n)):
+                r.show_slice(40028, 4, off, n)
+
+
+class FakeCpuTensor:
+    """What raw_bytes reads of a CPU tensor, over a ctypes buffer."""
+    def __init__(self, values):
+        self.buf = (ctypes.c_float * len(values))(*values)
+
+    def numel(self):
+        return len(self.buf)
+
+    def element_size(self):
+        return 4
+
+    def data_ptr(self):
+        return ctypes.addressof(self.buf)
+
+
+class Payload(unittest.TestCase):
+    def test_raw_bytes_is_a_view(self):
+        t = FakeCpuTensor([1.0, 2.0, 3.0])
+        v = r.raw_bytes(t)
+        self.assertEqual(len(v), 12)
+        self.assertEqual(bytes(v[4:8]), bytes(ctypes.c_float(2.0)))
+        t.buf[1] = 5.0   # no copy: the view sees the tensor's memory
+        self.assertEqual(bytes(v[4:8]), bytes(ctypes.c_float(5.0)))
+        self.assertEqual(r.raw_bytes(FakeCpuTensor([])), b"")
+
+    def test_reply_line_then_payload(self):
+        rd, wr = os.pipe()
+        runner = r.Runner.__new__(r.Runner)
+        runner.wfd = wr
+        data = bytes(range(256)) * (3 << 16)   # 48 MiB: pieces of 16 MiB
+        got = []
+        reader = threading.Thread(target=lambda: got.append(b"".join(iter(lambda: os.read(rd, 1 << 20), b""))))
+        reader.start()
+        runner.reply(True, [("dtype", "uint8"), ("shape", "[%d]" % len(data)), ("total", len(data))],
+                     data=memoryview(data))
+        os.close(wr)
+        reader.join()
+        os.close(rd)
+        line = b"OK dtype=uint8 shape=[%d] total=%d bytes=%d\n" % (len(data), len(data), len(data))
+        self.assertEqual(got[0][:len(line)], line)
+        self.assertTrue(got[0][len(line):] == data)
 
 
 class Allclose(unittest.TestCase):

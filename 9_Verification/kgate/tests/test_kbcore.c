@@ -2,8 +2,10 @@
  * runner's reply line read as the hostile text it may be (no forged
  * fields, no oversized payload claims, no control bytes), dtypes and
  * shapes, KernelBench's allclose (the candidate's magnitude scales the
- * tolerance, NaN never passes), half and bfloat16 decoding, fast_p, the
- * judge's per-call figure, pairing by name and the labels file.
+ * tolerance, NaN never passes) whole and slice by slice (the first
+ * mismatch named by its index in the whole output), half and bfloat16
+ * decoding, fast_p, the judge's per-call figure, pairing by name and the
+ * labels file.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -161,6 +163,48 @@ static void test_allclose(void **state)
     assert_int_equal(first, 2);
 }
 
+/* An output compared slice by slice (kb_allclose_slice) finds what the whole
+ * comparison finds: the count, and the first mismatch by its index in the
+ * whole output (not in its slice), with its values. */
+static void test_allclose_slices(void **state)
+{
+    (void)state;
+    assert_int_equal(kb_slice_bytes(64ll << 20, 4), 64ll << 20);
+    assert_int_equal(kb_slice_bytes(4095, 4), 4092);   /* whole elements */
+    assert_int_equal(kb_slice_bytes(4096, 8), 4096);
+    assert_int_equal(kb_slice_bytes(3, 8), 8);         /* at least one */
+    assert_int_equal(kb_slice_bytes(1, 2), 2);
+    enum { N = 1003 };
+    static float ref[N], got[N];
+    for (int i = 0; i < N; i++) ref[i] = got[i] = (float)i * 0.25f - 7;
+    got[N - 2] += 0.5f;                                /* in the last slice only */
+    for (long long chunk = 4; chunk <= 8192; chunk = chunk * 3 + 1) {
+        long long step = kb_slice_bytes(chunk, 4), total = 4LL * N;
+        kb_cmp c;
+        kb_cmp_init(&c);
+        for (long long off = 0; off < total; off += step) {
+            long long n = total - off < step ? total - off : step;
+            kb_allclose_slice(&c, (const char *)ref + off, (const char *)got + off, KB_F32, n / 4, off / 4, 1e-4);
+        }
+        assert_int_equal(c.bad, 1);
+        assert_int_equal(c.first, N - 2);
+        assert_true(c.want == ref[N - 2] && c.got == got[N - 2]);
+    }
+    /* two mismatches in different slices: both counted, the earlier one first */
+    got[3] = NAN;
+    kb_cmp c;
+    kb_cmp_init(&c);
+    for (long long e = 0; e < N; e += 100)
+        kb_allclose_slice(&c, ref + e, got + e, KB_F32, N - e < 100 ? N - e : 100, e, 1e-4);
+    assert_int_equal(c.bad, 2);
+    assert_int_equal(c.first, 3);
+    assert_true(isnan(c.got));
+    kb_cmp_init(&c);
+    kb_allclose_slice(&c, ref, ref, KB_F32, N, 0, 1e-4);
+    assert_int_equal(c.bad, 0);
+    assert_int_equal(c.first, -1);
+}
+
 static void test_scores(void **state)
 {
     (void)state;
@@ -224,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_reply_refused),
         cmocka_unit_test(test_shapes_dtypes),
         cmocka_unit_test(test_allclose),
+        cmocka_unit_test(test_allclose_slices),
         cmocka_unit_test(test_scores),
         cmocka_unit_test(test_times),
         cmocka_unit_test(test_pairing_labels),

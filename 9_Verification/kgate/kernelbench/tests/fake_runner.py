@@ -7,10 +7,17 @@ misbehave. MODE:
   escape        a reply line with an escape sequence in it
   short_payload SHOW announces its bytes, sends half of them, then waits
   wrong_dtype   SHOW's dtype says float64 for a float32 output (the bytes: float32)
+  slice_total   SHOW's slices after the first (off > 0) say total= one element
+                more than their shape holds
+  slice_shape   SHOW's slices after the first say a shape one element longer,
+                total= to match (a description that changes between slices)
 The gate must say L2 (a protocol violation, or no answer in time) for each,
 never hang and never crash. With a file EMPTY_ARCH beside it, its build step
 is given --arch= (no architecture), whatever the gate passed: the real
-build() must refuse it as the gate's own failure."""
+build() must refuse it as the gate's own failure. With a file ORDER_LOG
+beside it, every runner (the reference's too) writes a line to its log for
+each PREP, RUN and SHOW it answers (`kgate-order: VERB T ARGS`, T its wall
+clock): the order the two runners ran in."""
 import importlib.util
 import os
 import re
@@ -23,7 +30,8 @@ real = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(real)
 
 mode = None
-_load, _reply = real.Runner.load, real.Runner.reply
+_load, _reply, _show = real.Runner.load, real.Runner.reply, real.Runner.show
+order_log = os.path.exists(os.path.join(here, "ORDER_LOG"))
 
 
 def load(self, a):
@@ -43,16 +51,40 @@ def reply(self, ok, fields=None, msg=None, data=None):
     if mode == "escape" and "n" in names:
         os.write(self.wfd, b"OK n=1 note=\x1b[2J\n")
         return
-    if mode == "short_payload" and "shape" in names:
+    if mode == "short_payload" and "shape" in names and len(data):
         line = real.encode_reply(True, fields, None, len(data))
-        os.write(self.wfd, line + data[: len(data) // 2])
+        os.write(self.wfd, line + bytes(data[: len(data) // 2]))
         time.sleep(60)
     if mode == "wrong_dtype" and "dtype" in names:
         fields = [(k, "float64" if k == "dtype" else v) for k, v in fields]
     return _reply(self, ok, fields, msg, data)
 
 
-real.Runner.load, real.Runner.reply = load, reply
+def show(self, a):
+    fields, data = _show(self, a)
+    if int(a.get("off", "0")) > 0 and mode in ("slice_total", "slice_shape"):
+        f = dict(fields)
+        n = int(f["shape"].strip("[]"))
+        total = int(f["total"]) + int(f["total"]) // n
+        if mode == "slice_shape":
+            f["shape"] = "[%d]" % (n + 1)
+        f["total"] = total
+        fields = list(f.items())
+    return fields, data
+
+
+def traced(verb, fn):
+    def call(self, a):
+        sys.stderr.write("kgate-order: %s %.6f %s\n" % (verb, time.time(), " ".join("%s=%s" % kv for kv in sorted(a.items()))))
+        sys.stderr.flush()
+        return fn(self, a)
+    return call
+
+
+real.Runner.load, real.Runner.reply, real.Runner.show = load, reply, show
+if order_log:
+    for verb in ("prep", "run", "show"):
+        setattr(real.Runner, verb, traced(verb.upper(), getattr(real.Runner, verb)))
 argv = sys.argv
 if os.path.exists(os.path.join(here, "EMPTY_ARCH")):
     argv = [("--arch=" if a.startswith("--arch=") else a) for a in argv]

@@ -190,6 +190,8 @@ class Tensor:
 
     def __getitem__(self, idx):
         v = self._buf if not self._t else self._vals()   # a gather reads only what it needs
+        if isinstance(idx, slice) and len(self.shape) == 1:  # a range of a flat view
+            return self._like(list(v[idx]), shape=(len(range(*idx.indices(self.numel()))),))
         if isinstance(idx, int) and len(self.shape) == 2:  # a row
             c = self.shape[1]
             return self._like(list(v[idx * c:(idx + 1) * c]), shape=(c,))
