@@ -44,7 +44,7 @@
 #                       thread orders (minutes); --exercise=FILE checks an exercise
 #   sh 0_Simple/matrixMul/tests/cpu_sim/run.sh --quick   every SGEMM variant at
 #                       the --quick check shapes and its tile shape (a minute)
-#   sh 3_Imaging/histogram/tests/cpu_sim/run.sh      every histogram variant (3 min)
+#   sh 3_Imaging/histogram/tests/cpu_sim/run.sh      every histogram variant (seconds)
 #   sh 3_Imaging/blur/tests/cpu_sim/run.sh           every blur variant, radius 1, 2
 #                       and 8, on the --quick geometries
 #   sh 6_Advanced/tensorCoreGemm/tests/cpu_sim/run.sh   not the kernels (they need

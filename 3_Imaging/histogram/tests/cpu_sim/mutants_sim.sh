@@ -5,7 +5,7 @@
 # CPU stand-in for `make mutants` on a machine without a GPU: it shows that
 # the checks see each bug's effect, not that the GPU build fails the same
 # way. Mutants of histogram.cu itself (the launchers) are not simulated: the
-# simulator runs the kernels, not the launchers. About 25 s per mutant.
+# simulator runs the kernels, not the launchers. A few seconds per mutant.
 # Exit 0 when every simulated mutant is caught.
 # The work is done by tests/support/mutants_sim.sh, which blur and histogram share.
 set -u

@@ -11,8 +11,8 @@
 # The kernels are the sample's own files, kernels/NN_*.cuh, in the order
 # histogram.cu includes them (copied with their dynamic shared memory pointed
 # at the simulator's), and the variants must be those of histogram.cu's
-# table. About 25 s per variant on two cores (it starts a thread per CUDA
-# thread); a failing variant stops at its first mismatch. Exit 0 and
+# table. Seconds for every variant (a fiber per CUDA thread, all on one
+# core); a failing variant stops at its first mismatch. Exit 0 and
 # "SIM PASS" last when every kernel matched the CPU, 1 when one did not
 # ("SIM FAIL"), 2 when the simulation could not be built or run.
 set -u

@@ -1,7 +1,9 @@
 // sim.cpp: runs the histogram's kernels on the CPU, without a GPU: one
-// std::thread per CUDA thread, one block at a time, __syncthreads as a
-// std::barrier over the block, __reduce_add_sync as a barrier over the 32
-// threads of a warp, atomics as GCC __atomic builtins. The kernels are the
+// fiber per CUDA thread (tests/support/sim_fibers.h: all on one OS thread,
+// round robin, so a block's threads run one after another between
+// barriers), one block at a time, __syncthreads as a barrier over the
+// block, __reduce_add_sync as a barrier over the 32 threads of a warp,
+// atomics as GCC __atomic builtins (harmless on one OS thread). The kernels are the
 // real source (the files ../../kernels/NN_*.cuh, which run.sh copies with
 // their dynamic shared memory pointed at g_dyn_smem); only the inline-PTX
 // helpers of kernels/00_ptx.cuh are replaced, by C++ of the same meaning
@@ -17,8 +19,6 @@
 // makes results wrong here too, most of the time), for every kernel at
 // 256 and 64 bins on the three inputs. Not timing, and not the GPU's memory
 // model: compute-sanitizer on the GPU remains the authority on races.
-#include <barrier>
-#include <thread>
 #include <vector>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +29,7 @@
 #include "cpu_ref.h"
 #include "hist_common.h"
 #include "hist_host.h"
+#include "../../../../tests/support/sim_fibers.h"
 
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
@@ -36,11 +37,11 @@ struct dim3 {
 };
 struct alignas(16) uint4 { unsigned x, y, z, w; };
 static inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return {a, b, c, d}; }
-thread_local dim3 threadIdx, blockIdx;
-dim3 blockDim, gridDim;
+SIM_FIBER_LOCAL(dim3, threadIdx);
+dim3 blockIdx, blockDim, gridDim;   // one block at a time: the same for all its threads
 typedef unsigned long long u64;
-static std::barrier<> *g_bar;
-static std::vector<std::barrier<> *> g_warp_bar;
+static sim_fibers::barrier *g_bar;
+static std::vector<sim_fibers::barrier *> g_warp_bar;
 static unsigned g_warp_val[32][32];
 alignas(16) unsigned g_dyn_smem[65536];   /* 256 KiB */
 
@@ -99,7 +100,13 @@ static inline void cp_async16(unsigned dst, const void *src)
 static inline void cp_async_commit() {}
 template <int N>
 static inline void cp_async_wait() {}
-static inline unsigned ld_acquire_gpu(const unsigned *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+/* Read in a spin loop (thread 0 waits for block 0's flag): the other fibers
+ * get their turn first, as the other threads would run meanwhile. */
+static inline unsigned ld_acquire_gpu(const unsigned *p)
+{
+    sim_fibers::yield();
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
 static inline void st_release_gpu(unsigned *p, unsigned v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 template <unsigned SEL>
 static inline unsigned prmt(unsigned x)
@@ -125,20 +132,16 @@ static void launch(unsigned grid, unsigned block, const std::function<void()> &f
     blockDim = dim3(block);
     for (unsigned b = 0; b < grid; b++) {
         memset(g_dyn_smem, 0xA5, sizeof g_dyn_smem);
-        std::barrier<> bar(block);
+        sim_fibers::barrier bar(block);
         g_bar = &bar;
-        std::vector<std::barrier<> *> warps;
-        for (unsigned w = 0; w < (block + 31) / 32; w++) warps.push_back(new std::barrier<>(32));
+        std::vector<sim_fibers::barrier *> warps;
+        for (unsigned w = 0; w < (block + 31) / 32; w++) warps.push_back(new sim_fibers::barrier(32));
         g_warp_bar = warps;
-        std::vector<std::thread> th;
-        th.reserve(block);
-        for (unsigned t = 0; t < block; t++)
-            th.emplace_back([&, t, b] {
-                threadIdx = dim3(t);
-                blockIdx = dim3(b);
-                f();
-            });
-        for (auto &x : th) x.join();
+        blockIdx = dim3(b);
+        sim_fibers::run(block, [&](unsigned t) {
+            threadIdx = dim3(t);
+            f();
+        });
         for (auto *w : warps) delete w;
     }
 }
