@@ -1,6 +1,8 @@
-// sim.cpp: runs matrixMul's kernels on the CPU, without a GPU: one std::thread
-// per CUDA thread, one block at a time, __syncthreads as a std::barrier, dynamic
-// shared memory filled with NaN before each block. The kernels are the real
+// sim.cpp: runs matrixMul's kernels on the CPU, without a GPU: one fiber per
+// CUDA thread (tests/support/sim_fibers.h: all on one OS thread, round robin,
+// so a block's threads run one after another between barriers), one block at
+// a time, __syncthreads as a barrier over the block, dynamic shared memory
+// filled with NaN before each block. The kernels are the real
 // source: the files of ../../kernels/ that matrixMul.cu includes, in its order
 // (run.sh writes the list to kernels.inc, and points each file's extern
 // __shared__ declaration at g_dyn_smem); cp.async takes its pre-sm_80
@@ -11,8 +13,6 @@
 // a guard zone of NaN (as on the GPU): reads past A or B poison C, writes past
 // C are reported. Usage: ./run.sh --help. Built with -DEXERCISE="file", it
 // also runs an exercise's kernel as the variant `exercise`.
-#include <barrier>
-#include <thread>
 #include <vector>
 #include <cstdio>
 #include <cstdlib>
@@ -22,12 +22,13 @@
 #include <functional>
 #include <array>
 #include <algorithm>
+#include "../../../../tests/support/sim_fibers.h"
 struct dim3 { unsigned x = 1, y = 1, z = 1; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
 struct alignas(16) float4 { float x, y, z, w; };
 static inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
-thread_local dim3 threadIdx, blockIdx;
-dim3 blockDim, gridDim;
-std::barrier<> *g_bar;
+SIM_FIBER_LOCAL(dim3, threadIdx);
+dim3 blockIdx, blockDim, gridDim;   // one block at a time: the same for all its threads
+sim_fibers::barrier *g_bar;
 alignas(16) float g_dyn_smem[65536];
 #define __global__
 #define __device__
@@ -51,16 +52,13 @@ static void launch(dim3 grid, dim3 block, F f)
     for (unsigned by = 0; by < grid.y; by++)
         for (unsigned bx = 0; bx < grid.x; bx++) {
             memset(g_dyn_smem, 0xFF, sizeof g_dyn_smem);  // NaN: unwritten dynamic smem shows
-            std::barrier<> bar(nt);
+            sim_fibers::barrier bar(nt);
             g_bar = &bar;
-            std::vector<std::thread> th;
-            for (int t = 0; t < nt; t++)
-                th.emplace_back([&, t, bx, by] {
-                    threadIdx = dim3(t % block.x, t / block.x);
-                    blockIdx = dim3(bx, by);
-                    f();
-                });
-            for (auto &x : th) x.join();
+            blockIdx = dim3(bx, by);
+            sim_fibers::run(nt, [&](unsigned t) {
+                threadIdx = dim3(t % block.x, t / block.x);
+                f();
+            });
         }
 }
 #define CD(a, b) (((a) + (b) - 1) / (b))
