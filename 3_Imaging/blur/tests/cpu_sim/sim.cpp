@@ -2,7 +2,9 @@
 // exactly as bin/blur does. The kernels, launchers and variant table are the
 // real source (the kernel files ../../kernels/NN_*.cuh, and blur.cu's
 // launchers and table, which run.sh cuts out with their launches rewritten
-// as sim_launch calls). One std::thread per CUDA thread of a block, the blocks
+// as sim_launch calls). One fiber per CUDA thread of a block
+// (tests/support/sim_fibers.h: all on one OS thread, round robin, so a
+// block's threads run one after another between barriers), the blocks
 // of a grid one after another; __syncthreads is a barrier of the block, a
 // warp shuffle an exchange between two barriers of the warp; __shared__
 // arrays are statics (one block at a time). Built with AddressSanitizer, so
@@ -14,7 +16,6 @@
 // ROI, barrier placement in the sense that a barrier every thread must reach
 // is reached. Not timing, not the GPU memory model: racecheck on the GPU
 // remains the authority on races. Usage: ./run.sh [--full] [VARIANT...]
-#include <barrier>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -22,12 +23,12 @@
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "blur_host.h"
 #include "check.h"
 #include "cpu_ref.h"
+#include "../../../../tests/support/sim_fibers.h"
 
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
@@ -35,8 +36,8 @@ struct dim3 {
 };
 struct alignas(16) float4 { float x, y, z, w; };
 static inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
-thread_local dim3 threadIdx, blockIdx;
-dim3 blockDim, gridDim;
+SIM_FIBER_LOCAL(dim3, threadIdx);
+dim3 blockIdx, blockDim, gridDim;   // one block at a time: the same for all its threads
 using std::max;
 using std::min;
 
@@ -47,10 +48,10 @@ using std::min;
 #define __shared__ static
 #define __launch_bounds__(...)
 
-static std::barrier<> *g_block_bar;
-static std::vector<std::unique_ptr<std::barrier<>>> g_warp_bar;
+static sim_fibers::barrier *g_block_bar;
+static std::vector<std::unique_ptr<sim_fibers::barrier>> g_warp_bar;
 static float g_exchange[1024];
-thread_local int t_lin;   // linear thread index in the block
+SIM_FIBER_LOCAL(int, t_lin);   // linear thread index in the block
 
 static inline void __syncthreads() { g_block_bar->arrive_and_wait(); }
 static inline float __ldg(const float *p) { return *p; }
@@ -99,23 +100,23 @@ static void sim_launch(dim3 grid, dim3 block, F kernel)
         fprintf(stderr, "sim: block of %d threads\n", nt);
         abort();
     }
-    std::barrier<> bar(nt);
+    sim_fibers::barrier bar(nt);
     g_block_bar = &bar;
     g_warp_bar.clear();
-    for (int w = 0; w < nt / 32; w++) g_warp_bar.emplace_back(new std::barrier<>(32));
-    std::vector<std::thread> th;
-    for (int t = 0; t < nt; t++)
-        th.emplace_back([&, t] {
-            t_lin = t;
-            threadIdx = dim3(t % block.x, t / block.x);
-            for (unsigned by = 0; by < grid.y; by++)
-                for (unsigned bx = 0; bx < grid.x; bx++) {
-                    blockIdx = dim3(bx, by);
-                    kernel();
-                    bar.arrive_and_wait();   // the next block reuses the statics
-                }
-        });
-    for (auto &x : th) x.join();
+    for (int w = 0; w < nt / 32; w++) g_warp_bar.emplace_back(new sim_fibers::barrier(32));
+    // each block starts once the one before has ended: it reuses the statics
+    for (unsigned by = 0; by < grid.y; by++)
+        for (unsigned bx = 0; bx < grid.x; bx++) {
+            blockIdx = dim3(bx, by);
+            sim_fibers::run(nt, [&](unsigned t) {
+                t_lin = t;
+                threadIdx = dim3(t % block.x, t / block.x);
+                kernel();
+                // as before the fibers: the end of a block is an arrival at the block's
+                // barrier, which a thread that returned early has others pass with
+                bar.arrive_and_wait();
+            });
+        }
 }
 
 #include "kernels.inc"
