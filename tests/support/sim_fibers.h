@@ -13,6 +13,13 @@
 // whole phase, then thread 1's, ...). Without a barrier, thread 0 runs its
 // whole kernel before thread 1 starts: a missing barrier reads a value that
 // is not written yet, or overwrites one not yet read, every time.
+// LOWEST_FIRST, the other order a simulator may ask for: after every wait
+// or yield the lowest-numbered fiber that may go on runs, so a warp whose
+// warp barriers complete goes on to its next block-wide wait before the
+// next warp starts (round robin would move every warp through its warp
+// operations in step: a missing block or cluster barrier between a send
+// and a drain shows only this way). There, a fiber that yields (a spin
+// loop) lets the fibers after it run before the search starts from 0 again.
 //
 // What a sim uses:
 //   run(n, body)        n fibers, fiber i runs body(i); returns when all have
@@ -193,9 +200,11 @@ inline unsigned g_cur_index = 0;
 }
 inline void (*on_stuck)() = default_stuck;
 
+enum order { ROUND_ROBIN, LOWEST_FIRST };
+
 class pool {
 public:
-    pool() = default;
+    explicit pool(order o = ROUND_ROBIN) : order_(o) {}
     pool(const pool &) = delete;
     pool &operator=(const pool &) = delete;
     ~pool() { clear(); }
@@ -242,6 +251,24 @@ public:
     // Passes until every fiber has returned (true) or none can go on (false).
     bool run_until_stuck()
     {
+        if (order_ == LOWEST_FIRST) {
+            // a fiber that yielded (a spin loop) lets the fibers after it go
+            // first, once: the search starts after it, and wraps round
+            size_t start = 0;
+            while (live_ > 0) {
+                const size_t n = fibers_.size();
+                size_t i = n;
+                for (size_t k = 0; k < n; k++) {
+                    const size_t j = (start + k) % n;
+                    fiber &f = *fibers_[j];
+                    if (!f.done && (!f.cond || f.cond(f.cond_arg))) { i = j; break; }
+                }
+                if (i == n) return false;
+                resume_at(i);
+                start = !fibers_[i]->done && !fibers_[i]->cond ? i + 1 : 0;
+            }
+            return true;
+        }
         while (live_ > 0)
             if (!step()) return false;
         return true;
@@ -281,6 +308,7 @@ public:
 private:
     std::vector<std::unique_ptr<fiber>> fibers_;
     size_t live_ = 0;
+    order order_;
     std::vector<unsigned char> main_locals_;
 #if defined(__x86_64__)
     void *main_sp_ = nullptr;
@@ -384,10 +412,11 @@ template <class P> inline void wait_until(const P &pred)
     g_pool->yield_current();
 }
 
-// n fibers, fiber i running body(i), round robin until all have returned.
-template <class F> inline void run(unsigned n, F &&body)
+// n fibers, fiber i running body(i), round robin (or lowest first) until
+// all have returned.
+template <class F> inline void run(unsigned n, F &&body, order o = ROUND_ROBIN)
 {
-    pool p;
+    pool p(o);
     for (unsigned i = 0; i < n; i++) p.spawn([&body, i] { body(i); });
     p.run();
 }

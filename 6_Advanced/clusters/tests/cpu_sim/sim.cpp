@@ -1,11 +1,14 @@
 // sim.cpp: runs the clusters sample's histogram kernels (steps 01 to 12) on
-// the CPU, without a GPU: one std::thread per CUDA thread, one cluster at a
-// time (all its blocks at once, as the hardware runs them), cluster.sync()
-// as a std::barrier over every thread of the cluster, map_shared_rank as the
-// same byte offset in another block's buffer, atomics as GCC __atomic
-// builtins, and the warp's collectives (__ballot_sync, __shfl_sync,
-// __syncwarp: steps 08 to 11) as a std::barrier over the warp's 32 threads
-// with a slot per lane.
+// the CPU, without a GPU: one fiber per CUDA thread (tests/support/
+// sim_fibers.h: all on one OS thread, lowest first in the order block 0's
+// threads, block 1's, ...: after each wait the first thread that may go on
+// runs, so a warp goes on through its warp operations to the next
+// cluster.sync() before the next warp starts), one cluster at a time (all its blocks at once, as the
+// hardware runs them), cluster.sync() as a barrier over every thread of the
+// cluster, map_shared_rank as the same byte offset in another block's
+// buffer, atomics as GCC __atomic builtins (harmless on one OS thread), and
+// the warp's collectives (__ballot_sync, __shfl_sync, __syncwarp: steps 08
+// to 11) as a barrier over the warp's 32 threads with a slot per lane.
 // The kernels are the real source (kernels/*.cuh, which
 // run.sh copies with their dynamic shared memory pointed at the block's
 // buffer). Each block's shared memory is filled with 0xA5 bytes before the
@@ -14,17 +17,15 @@
 // What it checks: the split of the bins (owner, offset, the two passes), the
 // vector loop and its tail, the grid-stride step, the merge, and the
 // barriers (a missing cluster.sync() makes results wrong here too, most of
-// the time: the threads really run at once), and the inbox steps' protocol
+// the time: a fiber runs until it waits, so without the barrier the first
+// threads finish before the others start), and the inbox steps' protocol
 // (reservations, packing and padding, counters per round, draining): at the
 // simulator's sizes a cluster makes up to 16 rounds. Not timing, not the GPU's
 // memory model (compute-sanitizer on the GPU remains the authority on
 // races), not the DSMEM probe (its inline PTX has no CPU meaning), not step
 // 07's two PTX lines (mapa, red.shared::cluster: step 03's add stands in).
-#include <barrier>
 #include <chrono>
 #include <memory>
-#include <optional>
-#include <thread>
 #include <vector>
 #include <cstdio>
 #include <cstdlib>
@@ -33,13 +34,15 @@
 
 #include "clusters_common.h"
 #include "clusters_cpu.h"
+#include "../../../../tests/support/sim_fibers.h"
 
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
     dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
 };
 struct alignas(16) uint4 { unsigned x, y, z, w; };
-thread_local dim3 threadIdx, blockIdx;
+SIM_FIBER_LOCAL(dim3, threadIdx);
+SIM_FIBER_LOCAL(dim3, blockIdx);   // the blocks of a cluster run at once
 dim3 blockDim, gridDim;
 
 #define __global__
@@ -50,12 +53,12 @@ dim3 blockDim, gridDim;
 static inline unsigned atomicAdd(unsigned *p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 static inline uint4 __ldg(const uint4 *p) { return *p; }
 static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
-/* The stall's clock: nanoseconds here, SM cycles on the GPU. It yields the
- * core: the stalled warp's 32 threads spin on it, and on two cores they
- * would otherwise keep the others from running during the stall. */
+/* The stall's clock: nanoseconds here, SM cycles on the GPU. It yields:
+ * the stalled warp's 32 threads spin on it, and the other fibers run
+ * (to their next barrier) meanwhile, as the other warps would. */
 static inline long long clock64()
 {
-    std::this_thread::yield();
+    sim_fibers::yield();
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -63,21 +66,22 @@ static inline long long clock64()
 /* The cluster being run: its size, each block's shared memory, the barrier. */
 static unsigned g_cluster = 1;
 static std::vector<unsigned> g_smem[16];
-static std::barrier<> *g_cluster_bar;
-thread_local unsigned t_rank;
+static sim_fibers::barrier *g_cluster_bar;
+SIM_FIBER_LOCAL(unsigned, t_rank);
 static size_t g_smem_words;
-thread_local std::optional<std::barrier<>::arrival_token> t_token;
+struct sim_token { bool have; sim_fibers::barrier::arrival_token token; };
+SIM_FIBER_LOCAL(sim_token, t_token);   /* barrier_arrive()'s, until barrier_wait() */
 
 static unsigned *sim_smem() { return g_smem[t_rank].data(); }
 
 /* The warps of the cluster being run: a barrier over each warp's 32 threads
  * and a slot per lane for what the collectives exchange. */
 struct sim_warp {
-    std::barrier<> bar{32};
+    sim_fibers::barrier bar{32};
     unsigned slot[32];
 };
 static std::vector<std::unique_ptr<sim_warp>> g_warps;
-thread_local sim_warp *t_warp;
+SIM_FIBER_LOCAL(sim_warp *, t_warp);
 static unsigned sim_exchange(unsigned v, unsigned (*pick)(const unsigned *, unsigned), unsigned arg)
 {
     sim_warp &w = *t_warp;
@@ -111,17 +115,17 @@ struct cluster_group {
     struct arrival_token {};
     arrival_token barrier_arrive() const
     {
-        t_token.emplace(g_cluster_bar->arrive());
+        t_token = {true, g_cluster_bar->arrive()};
         return {};
     }
     void barrier_wait() const
     {
-        if (!t_token) {
+        if (!t_token.have) {
             fprintf(stderr, "sim: barrier_wait() without an arrive\n");
             abort();
         }
-        g_cluster_bar->wait(std::move(*t_token));
-        t_token.reset();
+        g_cluster_bar->wait(t_token.token);
+        t_token.have = false;
     }
     template <typename T>
     T *map_shared_rank(T *p, unsigned r) const
@@ -163,22 +167,18 @@ static void launch(hist_fn k, unsigned clusters, unsigned cluster, unsigned bloc
     g_smem_words = words;
     for (unsigned c = 0; c < clusters; c++) {
         for (unsigned r = 0; r < cluster; r++) g_smem[r].assign(words ? words : 1, 0xA5A5A5A5u);
-        std::barrier<> bar(cluster * block);
+        sim_fibers::barrier bar(cluster * block);
         g_cluster_bar = &bar;
         g_warps.clear();
         for (unsigned w = 0; w < cluster * block / 32; w++) g_warps.push_back(std::make_unique<sim_warp>());
-        std::vector<std::thread> th;
-        th.reserve(cluster * block);
-        for (unsigned r = 0; r < cluster; r++)
-            for (unsigned t = 0; t < block; t++)
-                th.emplace_back([=] {
-                    threadIdx = dim3(t);
-                    blockIdx = dim3(c * cluster + r);
-                    t_rank = r;
-                    t_warp = block % 32 == 0 ? g_warps[(r * block + t) / 32].get() : nullptr;
-                    k(d, n, hist, stall);
-                });
-        for (auto &x : th) x.join();
+        sim_fibers::run(cluster * block, [=](unsigned i) {
+            const unsigned r = i / block, t = i % block;
+            threadIdx = dim3(t);
+            blockIdx = dim3(c * cluster + r);
+            t_rank = r;
+            t_warp = block % 32 == 0 ? g_warps[(r * block + t) / 32].get() : nullptr;
+            k(d, n, hist, stall);
+        }, sim_fibers::LOWEST_FIRST);
     }
 }
 
