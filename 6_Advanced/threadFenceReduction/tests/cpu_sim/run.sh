@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh [--exercise=FILE] [--src=FILE.cu]: threadFenceReduction's kernels run
-# on the CPU (sim.cpp), one thread per CUDA thread, the blocks of a launch one
+# on the CPU (sim.cpp), one fiber per CUDA thread, the blocks of a launch one
 # after another in a shuffled order, checked as the sample checks them: exact
 # sums of float, double and int at n = 1, 2, 31, 33, 1000, 4097 and 2^17+3,
 # on a grid of up to 16 blocks and on one of 3, the partials, the result and

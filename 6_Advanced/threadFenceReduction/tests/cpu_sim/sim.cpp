@@ -1,13 +1,17 @@
 // sim.cpp: threadFenceReduction's kernels run on the CPU, so a kernel (the
 // sample's single_pass, single_pass_u8 and multi_pass, or an exercise) can be
-// checked on a machine without a GPU. One std::thread per CUDA thread; the
+// checked on a machine without a GPU. One fiber per CUDA thread
+// (tests/support/sim_fibers.h: all on one OS thread, round robin, so a
+// block's threads run one after another between barriers); the
 // blocks of a launch run one after another, in a shuffled order (a GPU
 // promises no order, so neither does this), which is exactly what the
 // last-block pattern must survive: whoever draws the last ticket sums.
 // __syncthreads is a barrier over the block, the shuffles a barrier over the
 // warp, the atomics GCC builtins, __threadfence a sequentially consistent
-// fence. A block that does not finish in 30 seconds (one that waits for
-// another block, say) is reported as a hang instead of waiting forever.
+// fence (harmless on one OS thread). A block that does not finish in 30
+// seconds (one that waits for another block, say) is reported as a hang
+// instead of waiting forever: a watchdog thread, beside the one that runs
+// the fibers, watches.
 //
 // run.sh builds it around kernels.inc: the device code of
 // common/reduce_device.cuh (thread_sum, block_sum, the vector types), the
@@ -24,42 +28,41 @@
 // where that shows, and only sometimes.
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <chrono>
-#include <condition_variable>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "reduce_input.h"
+#include "../../../../tests/support/sim_fibers.h"
 
 // ---- the CUDA the kernels use ----------------------------------------------
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
     dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
 };
-thread_local dim3 threadIdx, blockIdx;
-static dim3 blockDim, gridDim;
+SIM_FIBER_LOCAL(dim3, threadIdx);
+static dim3 blockIdx, blockDim, gridDim;   // one block at a time: the same for all its threads
 struct alignas(16) float4 { float x, y, z, w; };
 struct alignas(16) double2 { double x, y; };
 struct alignas(16) int4 { int x, y, z, w; };
 struct alignas(16) longlong2 { long long x, y; };
 
-// Barriers: std::barrier, from which a thread leaving the kernel drops out
-// (as on the GPU, where a thread that has exited is not waited for). A block
-// that never finishes would wait forever: a watchdog thread reports a hang
-// when no block has finished for 30 seconds.
-typedef std::barrier<> sim_barrier;
+// Barriers: sim_fibers::barrier (std::barrier's semantics), from which a
+// thread leaving the kernel drops out (as on the GPU, where a thread that
+// has exited is not waited for). A block that never finishes would wait
+// forever: a watchdog thread reports a hang when no block has finished for
+// 30 seconds.
+typedef sim_fibers::barrier sim_barrier;
 static sim_barrier *g_block_bar;
 static std::vector<sim_barrier *> g_warp_bar;
 static std::atomic<unsigned long long> g_progress{0};
-static thread_local unsigned g_shuffles;   // this lane's shuffles so far: which buffer is next
+SIM_FIBER_LOCAL(unsigned, g_shuffles);   // this lane's shuffles so far: which buffer is next
 static unsigned char g_lane_val[2][32][32][8];   // [shuffle parity][warp][lane]
 
 #define __global__
@@ -105,68 +108,16 @@ enum { CAP = 48, GUARD = 256 };   // partial sums the buffer holds (the largest 
 static uint32_t g_rng = 2026;
 static uint32_t next_rand() { return g_rng = g_rng * 1664525u + 1013904223u; }
 
-// The CUDA threads of a block are the threads of a pool, started once: for
-// each block, launch() hands every one of them the kernel and waits until
-// they have all left it (a block of fewer threads leaves the rest idle).
-class sim_pool {
-    enum { SIZE = 64 };    // the largest block the simulation launches
-    std::mutex m;
-    std::condition_variable start, done_cv;
-    unsigned long long generation = 0;
-    unsigned done = 0, block_id = 0, threads = 0;
-    const std::function<void()> *job = nullptr;
-    std::vector<std::thread> pool;
-    void worker(unsigned t)
-    {
-        unsigned long long seen = 0;
-        for (;;) {
-            std::unique_lock<std::mutex> lk(m);
-            start.wait(lk, [&] { return generation != seen; });
-            seen = generation;
-            const bool active = t < threads;
-            const unsigned b = block_id;
-            const std::function<void()> *f = job;
-            lk.unlock();
-            if (active) {
-                threadIdx = dim3(t);
-                blockIdx = dim3(b);
-                g_shuffles = 0;
-                (*f)();
-                g_warp_bar[t / 32]->arrive_and_drop();   // a thread that has left is not waited for
-                g_block_bar->arrive_and_drop();
-            }
-            lk.lock();
-            if (++done == SIZE) done_cv.notify_one();
-        }
-    }
-public:
-    sim_pool()
-    {
-        for (unsigned t = 0; t < SIZE; t++) pool.emplace_back([this, t] { worker(t); });
-        for (auto &x : pool) x.detach();   // they wait for the next block until the program exits
-    }
-    unsigned size() const { return SIZE; }
-    void run_block(unsigned b, unsigned nthreads, const std::function<void()> &f)
-    {
-        std::unique_lock<std::mutex> lk(m);
-        job = &f;
-        block_id = b;
-        threads = nthreads;
-        done = 0;
-        generation++;
-        start.notify_all();
-        done_cv.wait(lk, [&] { return done == SIZE; });
-    }
-};
-static sim_pool *g_pool;
+// The largest block the simulation launches.
+enum { MAX_BLOCK = 64 };
 
 // Run f as a grid of `grid` blocks of `block` threads, one block after
 // another in a shuffled order.
 static void launch(unsigned grid, unsigned block, const std::function<void()> &f)
 {
-    if (grid == 0 || block == 0 || block > g_pool->size() || block % 32 != 0) {
+    if (grid == 0 || block == 0 || block > MAX_BLOCK || block % 32 != 0) {
         std::printf("SIM FAIL: launch of %u blocks of %u threads: the simulation runs 1 to %u blocks of a "
-                    "multiple of 32 threads up to %u\n", grid, block, CAP, g_pool->size());
+                    "multiple of 32 threads up to %u\n", grid, block, CAP, (unsigned)MAX_BLOCK);
         std::exit(1);
     }
     gridDim = dim3(grid);
@@ -180,7 +131,14 @@ static void launch(unsigned grid, unsigned block, const std::function<void()> &f
         std::vector<sim_barrier *> warps;
         for (unsigned w = 0; w < block / 32; w++) warps.push_back(new sim_barrier(32));
         g_warp_bar = warps;
-        g_pool->run_block(b, block, f);
+        blockIdx = dim3(b);
+        sim_fibers::run(block, [&](unsigned t) {
+            threadIdx = dim3(t);
+            g_shuffles = 0;
+            f();
+            g_warp_bar[t / 32]->arrive_and_drop();   // a thread that has left is not waited for
+            g_block_bar->arrive_and_drop();
+        });
         for (auto *w : warps) delete w;
         g_progress++;
     }
@@ -284,7 +242,6 @@ static bool check_type(const char *kernel)
 
 int main()
 {
-    g_pool = new sim_pool;
     std::thread([] {   // the watchdog: a block that never finishes is a hang
         for (unsigned long long last = ~0ull, still = 0;; std::this_thread::sleep_for(std::chrono::seconds(1))) {
             unsigned long long now = g_progress.load();
