@@ -1,24 +1,27 @@
-// cuda_sim.h: CUDA C kernels run on CPU threads, to check kernel code on a
-// machine without a GPU. Header-only C++20 (g++ -std=c++20 -pthread); written
+// cuda_sim.h: CUDA C kernels run on CPU fibers, to check kernel code on a
+// machine without a GPU. Header-only C++20 (g++ -std=c++20); written
 // for the reduction's simulator, usable by any sample's (nothing in it knows
 // about reductions).
 //
 // The model
 //   - A launch runs its blocks one after another. A block runs as blockDim
-//     std::threads, one per CUDA thread, created once per launch and reused
-//     for every block. threadIdx is per thread (thread_local); blockIdx,
-//     blockDim and gridDim are set by the launch.
+//     fibers, one per CUDA thread, all on the one OS thread of the program
+//     (tests/support/sim_fibers.h). threadIdx is per fiber (saved and
+//     restored at each switch); blockIdx, blockDim and gridDim are set by
+//     the launch.
 //   - __syncthreads() is a barrier over the block. Warp-level operations
 //     (__syncwarp, __shfl_sync / _up / _down / _xor, __reduce_add_sync,
 //     __ballot_sync, and cooperative groups' tile.sync(), tile.shfl_*(),
 //     cg::reduce) are a barrier over the lanes named by the mask, with one
 //     exchange slot per lane: each lane leaves its value, the last lane to
 //     arrive computes every lane's result, and all go on.
-//   - The schedule is chosen per launch (sim::schedule):
-//       FREE     the OS runs the threads as it likes: real concurrency;
-//       FORWARD  one thread at a time, lowest threadIdx first, switching only
-//                at barriers, warp operations and the end of the kernel;
-//       REVERSE  the same, highest threadIdx first.
+//   - One thread runs at a time and switches only at barriers, warp
+//     operations and the end of the kernel; which thread runs next is chosen
+//     per launch (sim::schedule):
+//       FORWARD  the lowest threadIdx that may go on;
+//       REVERSE  the highest;
+//       FREE     one of those that may go on, drawn at random (a fixed seed:
+//                the same run draws the same schedule every time).
 //     FORWARD and REVERSE are deterministic: a kernel without races gives the
 //     same result under both, and a missing barrier makes one of them read a
 //     value too early (or too late) every time, not by luck of the OS.
@@ -60,12 +63,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
-#include <semaphore>
-#include <thread>
 #include <type_traits>
 #include <unistd.h>
 #include <vector>
+
+#include "../../../../tests/support/sim_fibers.h"
 
 // ---- CUDA C spellings --------------------------------------------------------
 #define __global__
@@ -84,7 +86,7 @@ struct dim3 {
     unsigned x, y, z;
     constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
 };
-inline thread_local dim3 threadIdx;
+SIM_FIBER_LOCAL(dim3, threadIdx);
 inline dim3 blockIdx, blockDim, gridDim;
 constexpr int warpSize = 32;
 
@@ -145,8 +147,6 @@ inline char context[256] = "";
 [[noreturn]] inline void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 inline void fail(const char *fmt, ...)
 {
-    static std::mutex once;
-    once.lock();  // the first failure speaks; other threads stop here
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -154,7 +154,7 @@ inline void fail(const char *fmt, ...)
     va_end(ap);
     std::printf("SIM FAIL: %s%s%s\n", context, context[0] ? ": " : "", msg);
     std::fflush(stdout);
-    _exit(1);  // threads may be blocked: leave without unwinding them
+    _exit(1);  // fibers may be waiting: leave without unwinding them
 }
 
 enum schedule_kind { FREE, FORWARD, REVERSE };
@@ -182,21 +182,17 @@ struct warp_state {
 };
 
 struct block_state {
-    std::mutex m;
     unsigned n = 0;                          // threads per block
     std::vector<unsigned char> state;        // RUN, WAIT, DONE, per thread
     std::vector<const char *> where;         // what a waiting thread waits at
     std::vector<unsigned char> at_barrier;   // 1: it waits at __syncthreads
-    std::vector<std::unique_ptr<std::binary_semaphore>> go;  // a thread sleeps on its own
     unsigned running = 0, done = 0;
-    int baton = -1;                          // FORWARD / REVERSE: the one thread allowed to run
     unsigned bar_have = 0;                   // __syncthreads arrivals
     unsigned long long bar_gen = 0;
     std::vector<warp_state> warps;
-    std::binary_semaphore finished{0};       // the block's last thread is done
-    bool quit = false;
 };
 inline block_state *blk = nullptr;
+inline unsigned long long free_rng = 2026;   // FREE's draws: the same sequence every run
 
 inline unsigned linear_tid()
 {
@@ -228,51 +224,32 @@ inline void describe_and_fail(const char *why)
          why, list, blk->done);
 }
 
-// FORWARD / REVERSE: give the baton to the next runnable thread in order
-// (under blk->m); `self` is the thread passing it, which does not wake itself.
-inline void pass_baton_locked(int self)
+// The thread to run next, by the schedule: -1 when none may go on.
+inline int pick_next()
 {
-    int next = -1;
     if (schedule == FORWARD) {
-        for (unsigned t = 0; t < blk->n; t++) if (blk->state[t] == RUN) { next = (int)t; break; }
-    } else {
-        for (unsigned t = blk->n; t-- > 0;) if (blk->state[t] == RUN) { next = (int)t; break; }
+        for (unsigned t = 0; t < blk->n; t++) if (blk->state[t] == RUN) return (int)t;
+    } else if (schedule == REVERSE) {
+        for (unsigned t = blk->n; t-- > 0;) if (blk->state[t] == RUN) return (int)t;
+    } else if (blk->running > 0) {
+        free_rng = free_rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        unsigned k = (unsigned)((free_rng >> 33) % blk->running);
+        for (unsigned t = 0; t < blk->n; t++)
+            if (blk->state[t] == RUN && k-- == 0) return (int)t;
     }
-    blk->baton = next;
-    if (next >= 0 && next != self) blk->go[next]->release();
-    else if (blk->done < blk->n) describe_and_fail("no thread can go on (a deadlock)");
+    return -1;
 }
 
-// Thread t (not waiting any more, or about to wait) lets others run if it
-// must; returns with blk->m unlocked once t may run again.
-inline void sleep_until_run(std::unique_lock<std::mutex> &lk, unsigned t)
-{
-    if (schedule == FREE) {
-        if (blk->state[t] == WAIT && blk->running == 0) describe_and_fail("no thread can go on (a deadlock)");
-        bool sleep = blk->state[t] == WAIT;
-        lk.unlock();
-        if (sleep) blk->go[t]->acquire();
-        return;
-    }
-    pass_baton_locked((int)t);
-    bool mine = blk->baton == (int)t;
-    lk.unlock();
-    if (!mine) blk->go[t]->acquire();
-}
-
-// Thread u's wait is over (under blk->m). `self`, the thread releasing it,
-// is awake already: only the others are woken.
-inline void release_locked(unsigned u, unsigned self)
+// Thread u's wait is over.
+inline void release(unsigned u)
 {
     blk->state[u] = RUN;
     blk->running++;
-    if (schedule == FREE && u != self) blk->go[u]->release();
 }
 
 inline void syncthreads_impl()
 {
     const unsigned t = linear_tid();
-    std::unique_lock<std::mutex> lk(blk->m);
     blk->state[t] = WAIT;
     blk->where[t] = "__syncthreads";
     blk->at_barrier[t] = 1;
@@ -283,10 +260,10 @@ inline void syncthreads_impl()
         for (unsigned u = 0; u < blk->n; u++)
             if (blk->at_barrier[u]) {
                 blk->at_barrier[u] = 0;
-                release_locked(u, t);
+                release(u);
             }
     }
-    sleep_until_run(lk, t);
+    sim_fibers::yield();  // the schedule picks who goes on (this thread, too, once it may)
 }
 
 // A warp operation: lane `lane` of warp `w` arrives with `size` bytes of
@@ -304,7 +281,6 @@ inline const unsigned char *warp_op(const char *name, finish_fn finish, unsigned
         fail("thread %u (lane %u) calls %s with mask 0x%08x, which does not name its own lane", t, lane, name, mask);
     if (width < 1 || width > 32 || (width & (width - 1)))
         fail("%s with width %d: must be a power of two, 1..32", name, width);
-    std::unique_lock<std::mutex> lk(blk->m);
     warp_state &W = blk->warps[w];
     const unsigned slot = (unsigned)__builtin_ctz(want);
     for (unsigned g = 0; g < 32; g++) {
@@ -330,9 +306,9 @@ inline const unsigned char *warp_op(const char *name, finish_fn finish, unsigned
         G.have = 0;
         G.gen++;
         for (unsigned l = 0; l < 32; l++)
-            if (G.want >> l & 1) release_locked(w * 32 + l, t);
+            if (G.want >> l & 1) release(w * 32 + l);
     }
-    sleep_until_run(lk, t);
+    sim_fibers::yield();
     return W.out[lane];  // stays put until this lane arrives at its next operation
 }
 
@@ -433,60 +409,37 @@ inline void launch(const config &c, F body)
     blockDim = b;
     block_state st;
     st.n = n;
-    st.state.assign(n, DONE);
     st.where.assign(n, "");
-    st.at_barrier.assign(n, 0);
     st.warps.resize((n + 31) / 32);
-    for (unsigned t = 0; t < n; t++) st.go.emplace_back(new std::binary_semaphore(0));
     blk = &st;
-    std::vector<std::thread> pool;
-    pool.reserve(n);
-    for (unsigned t = 0; t < n; t++)
-        pool.emplace_back([&, t] {
-            threadIdx = dim3(t % b.x, t / b.x % b.y, t / (b.x * b.y));
-            for (;;) {
-                st.go[t]->acquire();  // the block starts (or, in order, this thread's turn)
-                if (st.quit) return;
-                body();
-                std::unique_lock<std::mutex> lk(st.m);
-                st.state[t] = DONE;
-                st.running--;
-                if (++st.done == n) {
-                    st.finished.release();
-                    continue;
-                }
-                if (schedule == FREE) {
-                    if (st.running == 0) describe_and_fail("no thread can go on (a deadlock)");
-                } else {
-                    pass_baton_locked(-1);
-                }
-            }
-        });
     for (unsigned bz = 0; bz < g.z; bz++)
         for (unsigned by = 0; by < g.y; by++)
             for (unsigned bx = 0; bx < g.x; bx++) {
                 blockIdx = dim3(bx, by, bz);
                 std::memset(g_dynamic_smem, 0xFF, c.smem);
-                {
-                    std::lock_guard<std::mutex> lk(st.m);
-                    st.state.assign(n, RUN);
-                    st.at_barrier.assign(n, 0);
-                    st.running = n;
-                    st.done = 0;
-                    st.bar_have = 0;
-                    for (auto &w : st.warps)
-                        for (auto &gr : w.group) gr.have = 0;
-                    if (schedule == FREE) {
-                        for (unsigned t = 0; t < n; t++) st.go[t]->release();
-                    } else {
-                        pass_baton_locked(-1);
-                    }
+                st.state.assign(n, RUN);
+                st.at_barrier.assign(n, 0);
+                st.running = n;
+                st.done = 0;
+                st.bar_have = 0;
+                for (auto &w : st.warps)
+                    for (auto &gr : w.group) gr.have = 0;
+                sim_fibers::pool fibers;   // fiber t is thread t
+                for (unsigned t = 0; t < n; t++)
+                    fibers.spawn([&, t] {
+                        threadIdx = dim3(t % b.x, t / b.x % b.y, t / (b.x * b.y));
+                        body();
+                        st.state[t] = DONE;
+                        st.running--;
+                        st.done++;
+                    });
+                for (;;) {
+                    const int next = pick_next();
+                    if (next < 0) break;
+                    fibers.resume_at((unsigned)next);
                 }
-                st.finished.acquire();
+                if (st.done < n) describe_and_fail("no thread can go on (a deadlock)");
             }
-    st.quit = true;
-    for (unsigned t = 0; t < n; t++) st.go[t]->release();
-    for (auto &th : pool) th.join();
     blk = nullptr;
 }
 

@@ -1,4 +1,4 @@
-// sim.cpp: the reduction's kernels run on the CPU (cuda_sim.h: one thread per
+// sim.cpp: the reduction's kernels run on the CPU (cuda_sim.h: one fiber per
 // CUDA thread, barriers and warp operations), through the sample's own
 // launchers and variant table: run.sh cuts reduction.cu from its kernel
 // includes to its options (the kernels/ files, the launchers, the table),

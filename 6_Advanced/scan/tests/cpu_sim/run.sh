@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh [--src=FILE.cu | --sample=DIR] [--quick] [VARIANT...]: the scan's kernels run on the
-# CPU (sim.cpp, with the reduction's cuda_sim.h: a thread per CUDA thread,
+# CPU (sim.cpp, with the reduction's cuda_sim.h: a fiber per CUDA thread,
 # barriers and warp operations), through the sample's own launchers and
 # variant table, checked as the sample checks them: every variant (or those
 # named), inclusive and exclusive, int32 (exact) and float32, at n = 1, 2,

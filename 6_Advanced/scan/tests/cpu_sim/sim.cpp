@@ -42,8 +42,8 @@ typedef void (*timed_fn)(void *ctx, cudaStream_t stream);  // common/timing.h's
 #include "cuda_check.h"
 #include "scan_cpu.h"
 #include <thread>
-// step 08's look-back sleeps (__nanosleep); here a sleeping thread yields
-inline void __nanosleep(unsigned) { std::this_thread::yield(); }
+// step 08's look-back sleeps (__nanosleep); here a sleeping thread yields (lets the schedule pick again)
+inline void __nanosleep(unsigned) { sim_fibers::yield(); }
 #include "scan_part.inc"  // the kernels, launchers and variant table of scan.cu
 
 static const uint64_t SEED = 2026;  // the sample's default --seed
