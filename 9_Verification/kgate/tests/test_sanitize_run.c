@@ -54,14 +54,15 @@ static int setup(void **s)
     fprintf(f,
             "#!/bin/sh\n"
             "# each tool's first attempt marks its start and waits (at most 30 s) for the\n"
-            "# other tool's mark: the tools must run at once\n"
+            "# other tool's mark: the tools must run at once (a tool the test made\n"
+            "# unstartable is marked .never: nobody waits for it)\n"
             "d=%s\n"
             "tool=; for a in \"$@\"; do [ \"$prev\" = --tool ] && tool=$a; prev=$a; done\n"
             "n=$(cat $d/$tool.n 2>/dev/null || echo 0); n=$((n + 1)); echo $n > $d/$tool.n\n"
             "if [ $n -eq 1 ]; then\n"
             "  touch $d/$tool.started\n"
             "  other=racecheck; [ $tool = racecheck ] && other=memcheck\n"
-            "  i=0; while [ ! -e $d/$other.started ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done\n"
+            "  i=0; while [ ! -e $d/$other.started ] && [ ! -e $d/$other.never ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done\n"
             "  [ -e $d/$other.started ] || exit 255\n"
             "  touch $d/$tool.met\n"
             "  [ -e $d/$tool.fail_first ] && exit 255\n"
@@ -108,7 +109,8 @@ static void pass_one(const char *mem_fixture, const char *race_fixture, const ch
             assert_int_equal(system(cmd), 0);
         }
     if (unrunnable) {   /* a folder where the tool's report file goes: the gate cannot start that tool */
-        snprintf(cmd, sizeof cmd, "mkdir -p '%s/cand/kgate-san.%s.xml/x'", tmp, unrunnable);
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s/cand/kgate-san.%s.xml/x' && touch '%s/%s.never'", tmp, unrunnable,
+                 marks, unrunnable);
         assert_int_equal(system(cmd), 0);
     }
     if (fail_first) {
