@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh [--sample=DIR] [VARIANT...]: programmaticDependentLaunch's kernels
-# (kernels/*.cuh) run on the CPU by sim.cpp, one CPU thread per GPU thread,
+# (kernels/*.cuh) run on the CPU by sim.cpp, one fiber per GPU thread,
 # with the most overlap programmatic dependent launch allows: chains of 10
 # kernels, n = 1 and 100 (blocks of 32, the last partial), prologues 0 and
 # 64, bodies of 1 and 3 rounds, checked exactly against pdl_chain_cpu, x

@@ -1,7 +1,9 @@
 // sim.cpp: programmaticDependentLaunch's kernels (kernels/*.cuh, included
-// as they are) run on the CPU, one CPU thread per GPU thread, under the
-// rules of programmatic dependent launch, and checked exactly against
-// pdl_chain_cpu.
+// as they are) run on the CPU, one fiber per GPU thread (all on one OS
+// thread: tests/support/sim_fibers.h), under the rules of programmatic
+// dependent launch, and checked exactly against pdl_chain_cpu. The chain's
+// controller (run_chain, in main's context, not a fiber) starts kernels and
+// lets the fibers run until what it waits for holds.
 //
 // The rules: a plain launch (stream) starts kernel k after kernel k-1 has
 // exited. A PDL launch (pdl_sync, pdl_trigger) may start kernel k as soon
@@ -20,22 +22,22 @@
 // return in order, as each kernel exits.
 // Without a trigger (pdl_sync) kernel k starts only once kernel k-1 has
 // exited, as on the GPU.
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
-#include <thread>
 #include <vector>
+
+#include "../../../../tests/support/sim_fibers.h"
 
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
 };
-static thread_local dim3 threadIdx, blockIdx;
+SIM_FIBER_LOCAL(dim3, threadIdx);
+SIM_FIBER_LOCAL(dim3, blockIdx);
 static dim3 blockDim, gridDim;   // one launch shape for the whole chain
 
-// One kernel in flight: its threads' progress, under the one lock.
+// One kernel in flight: its threads' progress.
 struct Kernel {
     int threads = 0;
     int triggered_or_exited = 0;   // the next kernel may start when == threads
@@ -44,32 +46,29 @@ struct Kernel {
     int exited = 0;
     bool hold = false;             // stop each thread right after its trigger
     bool released = false;         // the kernel before this one has exited: the wait returns
-    std::vector<std::thread> pool;
 };
-static std::mutex mu;
-static std::condition_variable cv;
-static thread_local Kernel *self;
-static thread_local bool did_trigger;
+SIM_FIBER_LOCAL(Kernel *, self);
+SIM_FIBER_LOCAL(bool, did_trigger);
 
+// The waits' conditions are tested by the scheduler, outside the fiber,
+// where `self` is not this fiber's: they name the kernel itself.
 static void cudaTriggerProgrammaticLaunchCompletion()
 {
-    std::unique_lock<std::mutex> g(mu);
-    if (!did_trigger) { did_trigger = true; self->triggered_or_exited++; }
-    self->parked++;
-    self->held++;
-    cv.notify_all();
-    cv.wait(g, [] { return !self->hold; });
-    self->held--;
-    self->parked--;
+    Kernel *K = self;
+    if (!did_trigger) { did_trigger = true; K->triggered_or_exited++; }
+    K->parked++;
+    K->held++;
+    sim_fibers::wait_until([K] { return !K->hold; });
+    K->held--;
+    K->parked--;
 }
 
 static void cudaGridDependencySynchronize()
 {
-    std::unique_lock<std::mutex> g(mu);
-    self->parked++;
-    cv.notify_all();
-    cv.wait(g, [] { return self->released; });
-    self->parked--;
+    Kernel *K = self;
+    K->parked++;
+    sim_fibers::wait_until([K] { return K->released; });
+    K->parked--;
 }
 
 #define __global__
@@ -87,6 +86,9 @@ extern "C" {
 typedef void (*step_kernel)(unsigned int *, int, const unsigned int *, const unsigned int *, int, int,
                             int);
 
+// The chain's fibers: every thread of every kernel of one chain.
+static sim_fibers::pool *fibers;
+
 // Start every thread of one launch; each runs the kernel, then says it exited.
 static void start(Kernel *K, step_kernel f, unsigned int *x, int n, const unsigned int *a,
                   const unsigned int *b, int k, int iters, int body)
@@ -94,38 +96,29 @@ static void start(Kernel *K, step_kernel f, unsigned int *x, int n, const unsign
     K->threads = (int)(gridDim.x * blockDim.x);
     for (unsigned bx = 0; bx < gridDim.x; bx++)
         for (unsigned tx = 0; tx < blockDim.x; tx++)
-            K->pool.emplace_back([=] {
+            fibers->spawn([=] {
                 self = K;
                 did_trigger = false;
                 blockIdx.x = bx;
                 threadIdx.x = tx;
                 f(x, n, a, b, k, iters, body);
-                std::lock_guard<std::mutex> g(mu);
                 if (!did_trigger) K->triggered_or_exited++;
                 K->parked++;
                 K->exited++;
-                cv.notify_all();
             });
+}
+
+// Let the fibers run until pred() holds (the controller's wait). Fibers that
+// can go on run in creation order, each to its next wait.
+template <typename P> static void wait_until(P pred)
+{
+    while (!pred())
+        if (!fibers->step()) sim_fibers::on_stuck();
 }
 
 static void finish(Kernel *K)
 {
-    for (auto &t : K->pool) t.join();
-    K->pool.clear();
-}
-
-static void release(Kernel *K)
-{
-    std::lock_guard<std::mutex> g(mu);
-    K->released = true;
-    cv.notify_all();
-}
-
-// Wait, under the lock, until pred() holds.
-template <typename P> static void wait_until(P pred)
-{
-    std::unique_lock<std::mutex> g(mu);
-    cv.wait(g, pred);
+    wait_until([K] { return K->exited == K->threads; });
 }
 
 // One chain of `kernels` launches, plain or PDL, on x.
@@ -133,16 +126,14 @@ static void run_chain(step_kernel f, int pdl, unsigned int *x, int n, const unsi
                       const unsigned int *b, int kernels, int iters, int body)
 {
     std::vector<Kernel> K(kernels);
+    sim_fibers::pool chain_fibers;
+    fibers = &chain_fibers;
     int done = 0;   // kernels 0..done-1 have exited and been joined
     // Kernels done..upto in order: each released once the one before has exited.
     auto complete_through = [&](int upto) {
         for (; done <= upto; done++) {
-            {
-                std::lock_guard<std::mutex> g(mu);
-                K[done].hold = false;
-                K[done].released = true;
-                cv.notify_all();
-            }
+            K[done].hold = false;
+            K[done].released = true;
             finish(&K[done]);
         }
     };
@@ -152,9 +143,7 @@ static void run_chain(step_kernel f, int pdl, unsigned int *x, int n, const unsi
             Kernel *prev = &K[k - 1];
             wait_until([&] { return prev->triggered_or_exited == prev->threads ||
                                     prev->parked == prev->threads; });
-            std::unique_lock<std::mutex> g(mu);
             const bool all_triggered = prev->triggered_or_exited == prev->threads;
-            g.unlock();
             if (!all_triggered) complete_through(k - 1);   // no trigger: only its exit lets k start
         }
         K[k].hold = pdl && k + 1 < kernels;
@@ -164,14 +153,11 @@ static void run_chain(step_kernel f, int pdl, unsigned int *x, int n, const unsi
     }
     // From the last kernel back: each goes on to its wait (or its end).
     for (int k = kernels - 2; k >= done; k--) {
-        {
-            std::lock_guard<std::mutex> g(mu);
-            K[k].hold = false;
-            cv.notify_all();
-        }
+        K[k].hold = false;
         wait_until([&] { return K[k].held == 0 && K[k].parked == K[k].threads; });
     }
     complete_through(kernels - 1);
+    fibers = nullptr;   // chain_fibers: every fiber has returned
 }
 
 int main(int argc, char **argv)
