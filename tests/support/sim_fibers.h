@@ -53,6 +53,8 @@
 // The switch itself is a few instructions of x86-64 assembly (callee-saved
 // registers and the stack pointer; no system call, unlike swapcontext's
 // signal mask); other machines use ucontext.
+// tests/test_sim_fibers.sh checks all of the above directly
+// (tests/support/sim_fibers_check.cpp), with and without AddressSanitizer.
 #ifndef SIM_FIBERS_H
 #define SIM_FIBERS_H
 
