@@ -720,13 +720,13 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
         res->skipped_gate = 1;
         snprintf(res->reason, sizeof res->reason, "gate: the candidate's runner failed at start, before "
                  "loading the candidate: %s", cand.err);
-        goto out;
+        return;
     }
     /* the reference: its model once per runner (the problem's first candidate
      * that gets here), then for every candidate its outputs on this
      * candidate's trial inputs and its batches (fresh seeds, timed now) */
     if (!rs->loaded) {
-        if (kb_do(&ref, 180, &rep, NULL, 0, "HELLO") != 0) { kb_fail(res, &ref, 0, "start"); goto out; }
+        if (kb_do(&ref, 180, &rep, NULL, 0, "HELLO") != 0) { kb_fail(res, &ref, 0, "start"); return; }
         static int said;
         if (!said++) {   /* once: what the runners run on (the reference's word: trusted code) */
             char t[200], d[200];
@@ -737,7 +737,7 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
         rs->init_seed = kb_rand();
         if (kb_do(&ref, 300, &rep, NULL, 0, "LOAD problem=/scratch/problem.py seed=%llu", rs->init_seed) != 0) {
             kb_fail(res, &ref, 0, "load");
-            goto out;
+            return;
         }
         long long second = 0;
         rs->second = kb_field_ll(&rep, "second", 0, 1, &second) == 0 && second;
@@ -757,7 +757,7 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
         if (kb_trial(&ref, tseed[z ? KB_TRIALS : 0], 0, tmo, z ? NULL : &inbytes) != 0 ||
             kb_show(&ref, 0, -1, 0, 0, NULL, &m, &none) != 0) {
             kb_fail(res, &ref, 0, "a correctness trial");
-            goto out;
+            return;
         }
         free(none);
         like[z] = m;
@@ -769,7 +769,7 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
     unsigned long long s1[1];
     for (int w = 0; w < 2; w++) {
         s1[0] = kb_rand();
-        if (kb_batch(&ref, s1, 1, 0, kb_rand(), tmo, NULL, &one, NULL) != 0) { kb_fail(res, &ref, 0, "a call"); goto out; }
+        if (kb_batch(&ref, s1, 1, 0, kb_rand(), tmo, NULL, &one, NULL) != 0) { kb_fail(res, &ref, 0, "a call"); return; }
     }
     int k = one > 0 ? (int)ceil(4.0 / one) : KB_MAX_CALLS;
     long long per = inbytes + like[0].nbytes;
@@ -779,11 +779,11 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
     if (k < 1) k = 1;
     if (k > KB_MAX_CALLS) k = KB_MAX_CALLS;
     res->calls = k;
-    if (kb_do(&ref, 60, &rep, NULL, 0, "CAL n=%d numel=%lld", k, like[0].shape.numel) != 0) { kb_fail(res, &ref, 0, "calibration"); goto out; }
+    if (kb_do(&ref, 60, &rep, NULL, 0, "CAL n=%d numel=%lld", k, like[0].shape.numel) != 0) { kb_fail(res, &ref, 0, "calibration"); return; }
     res->allow_r_ms = INFINITY;
     for (int c = 0; c < KB_CAL; c++) {
         double iv;
-        if (kb_batch(&ref, NULL, k, 1, kb_rand(), tmo, NULL, &iv, NULL) != 0) { kb_fail(res, &ref, 0, "calibration"); goto out; }
+        if (kb_batch(&ref, NULL, k, 1, kb_rand(), tmo, NULL, &iv, NULL) != 0) { kb_fail(res, &ref, 0, "calibration"); return; }
         if (iv < res->allow_r_ms) res->allow_r_ms = iv;
     }
     res->ref_ms = INFINITY;
@@ -793,7 +793,7 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
         if (kb_batch(&ref, seeds[b], k, 0, sseed[b], tmo, &prep_r[b], &int_r[b], dig_r[b]) != 0 ||
             kb_digests(&ref, k, sseed[b], 1, tmo, abs_r[b]) != 0) {   /* the magnitudes, off the clock */
             kb_fail(res, &ref, 0, "a timed batch");
-            goto out;
+            return;
         }
         double ms = kb_batch_ms(int_r[b], res->allow_r_ms, 0, k);
         if (b > 0 && ms < res->ref_ms) res->ref_ms = ms;
@@ -801,17 +801,17 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
     res->kb_ref_ms = kb_kbtime(&ref, 4 * res->ref_ms);
 
     /* the candidate: the allowance before any of its code is loaded */
-    if (kb_do(&cand, 60, &rep, NULL, 0, "CAL n=%d numel=%lld", k, like[0].shape.numel) != 0) { kb_fail(res, &cand, 1, "calibration"); goto out; }
+    if (kb_do(&cand, 60, &rep, NULL, 0, "CAL n=%d numel=%lld", k, like[0].shape.numel) != 0) { kb_fail(res, &cand, 1, "calibration"); return; }
     res->allow_c_ms = INFINITY;
     for (int c = 0; c < KB_CAL; c++) {
         double iv;
-        if (kb_batch(&cand, NULL, k, 1, kb_rand(), tmo, NULL, &iv, NULL) != 0) { kb_fail(res, &cand, 1, "calibration"); goto out; }
+        if (kb_batch(&cand, NULL, k, 1, kb_rand(), tmo, NULL, &iv, NULL) != 0) { kb_fail(res, &cand, 1, "calibration"); return; }
         if (iv < res->allow_c_ms) res->allow_c_ms = iv;
     }
     if (kb_do(&cand, 300, &rep, NULL, 0, "LOAD problem=/scratch/problem.py cand=/scratch/cand.py ext=/scratch/ext seed=%llu",
               init_seed) != 0) {
         kb_fail(res, &cand, 1, "load");
-        goto out;
+        return;
     }
     /* KernelBench's 5 trials, both orders (even trials run the reference
      * first, odd ones the candidate), then 2 at the problem's second sizes;
@@ -824,23 +824,23 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
         for (int side = 0; side < 2; side++) {
             if ((side == t % 2) && (kb_trial(&ref, tseed[t], 0, tmo, NULL) != 0 || kb_insum(&ref, rsum, sizeof rsum) != 0)) {
                 kb_fail(res, &ref, 0, "a correctness trial");
-                goto out;
+                return;
             }
             if ((side != t % 2) && (kb_trial(&cand, tseed[t], like[ref.second].nbytes, tmo, NULL) != 0 ||
                                     kb_insum(&cand, csum, sizeof csum) != 0)) {
                 kb_fail(res, &cand, 1, what);
-                goto out;
+                return;
             }
         }
         int bad = kb_compare(&ref, 0, &cand, 0, what, why, sizeof why);
         if (bad < 0) {
             kb_fail(res, bad == -1 ? &ref : &cand, bad == -2, bad == -1 ? "a correctness trial" : what);
-            goto out;
+            return;
         }
         if (bad) {
             res->verdict = KG_V_L3;
             snprintf(res->reason, sizeof res->reason, "wrong result: %s", why);
-            goto out;
+            return;
         }
         if (!kb_insum_equal(rsum, csum)) {
             char a[200], b[200];
@@ -849,12 +849,12 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
             res->verdict = KG_V_L2;
             snprintf(res->reason, sizeof res->reason, "%s: the call changed its inputs (their sums and sums of "
                      "squares after the call: %s; the reference's: %s)", what, a, b);
-            goto out;
+            return;
         }
         if (t == KB_TRIALS - 1) res->correct = 1;   /* KernelBench's own check passed */
     }
     cand.second = ref.second = 0;
-    if (g->o->no_timing) { res->verdict = KG_V_PASS; goto out; }
+    if (g->o->no_timing) { res->verdict = KG_V_PASS; return; }
 
     /* the candidate's batches: the same inputs, its digests against the reference's */
     res->cand_ms = INFINITY;
@@ -864,7 +864,7 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
             char what[40];
             snprintf(what, sizeof what, "timed batch %d", b + 1);
             kb_fail(res, &cand, 1, what);
-            goto out;
+            return;
         }
         int off = -1, n_off = 0;
         for (int i = 0; i < k; i++)
@@ -878,7 +878,7 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
                      "were not the reference's (call %d: a weighted sum of every element %.9g, the reference's "
                      "%.9g): work not finished by its answer, or calls skipped", b + 1, n_off, k, off + 1,
                      dig_c[off], dig_r[b][off]);
-            goto out;
+            return;
         }
         double charge = prep_c - (1.1 * prep_r[b] + 0.5);
         if (charge < 0) charge = 0;
@@ -893,15 +893,15 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
          * the candidate still holds its output; the reference makes that
          * call's again, and the two are compared slice by slice */
         int j = (int)(kb_rand() % (unsigned)k);
-        if (kb_trial(&ref, seeds[b][j], 0, tmo, NULL) != 0) { kb_fail(res, &ref, 0, "a checked call"); goto out; }
+        if (kb_trial(&ref, seeds[b][j], 0, tmo, NULL) != 0) { kb_fail(res, &ref, 0, "a checked call"); return; }
         char where[60], why[500];
         snprintf(where, sizeof where, "batch %d, call %d", b + 1, j + 1);
         int wrong = kb_compare(&ref, 0, &cand, j, where, why, sizeof why);
-        if (wrong < 0) { kb_fail(res, wrong == -1 ? &ref : &cand, wrong == -2, "a checked call"); goto out; }
+        if (wrong < 0) { kb_fail(res, wrong == -1 ? &ref : &cand, wrong == -2, "a checked call"); return; }
         if (wrong) {
             res->verdict = KG_V_L3;
             snprintf(res->reason, sizeof res->reason, "wrong result: %s", why);
-            goto out;
+            return;
         }
     }
     res->kb_cand_ms = kb_kbtime(&cand, res->ref_ms);
@@ -914,8 +914,6 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
     } else {
         res->verdict = KG_V_PASS;
     }
-out:
-    return;
 }
 
 /* ---- one pair, start to end ---- */

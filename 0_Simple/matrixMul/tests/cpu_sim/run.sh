@@ -58,7 +58,7 @@ if [ -n "$exercise" ]; then
     { echo "#line 1 \"$exercise\""; sed "$smem" "$exercise"; } >"$work/exercise.cuh"
     defs='-DEXERCISE="exercise.cuh"'
 fi
-if ! g++ -std=c++20 -O1 -w -pthread $defs -I"$work" "$here/sim.cpp" -o "$work/sim"; then
+if ! g++ -std=c++20 -O1 -w $defs -I"$work" "$here/sim.cpp" -o "$work/sim"; then
     echo "SIM FAIL: the simulation does not build${exercise:+ with $exercise} (the compiler's errors above)"
     exit 1
 fi

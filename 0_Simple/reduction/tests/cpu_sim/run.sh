@@ -57,7 +57,7 @@ if grep -nE '<<<.*>>>[[:space:]]*\(' "$work"/*.inc "$work"/kernels/*.cuh "$work"
     echo "run.sh: a launch above was not rewritten (each launch must be on one line)" >&2
     exit 2
 fi
-if ! g++ -std=c++20 -O1 -g -w -pthread ${flags:+"$flags"} -I"$work/include" -I"$work" -I"$here" -I"$common" \
+if ! g++ -std=c++20 -O1 -g -w ${flags:+"$flags"} -I"$work/include" -I"$work" -I"$here" -I"$common" \
         "$here/sim.cpp" -o "$work/sim" 2>"$work/build.log"; then
     if [ -n "$exercise" ] && grep -q 'exercise.cuh' "$work/build.log"; then  # the exercise does not compile: a FAIL
         sed "s|$work/exercise.cuh|$exercise (as simulated)|g" "$work/build.log" >"$work/errors"

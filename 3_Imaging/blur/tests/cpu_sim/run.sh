@@ -57,7 +57,7 @@ san="-fsanitize=address -fno-omit-frame-pointer"
 for c in "$sample/blur_host.c" "$root/common/cpu_ref.c" "$root/common/check.c"; do
     gcc -std=c11 -O1 -g $san -I"$root/common" -I"$CUDA_HOME/include" -c "$c" -o "$work/$(basename "$c" .c).o" || exit 2
 done
-g++ -std=c++20 -O1 -g -w -pthread $san ${defs:+"$defs"} -I"$work" -I"$sample" -I"$root/common" \
+g++ -std=c++20 -O1 -g -w $san ${defs:+"$defs"} -I"$work" -I"$sample" -I"$root/common" \
     -I"$CUDA_HOME/include" "$here/sim.cpp" "$work"/*.o -o "$work/sim" \
     -L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" -lcudart -lm || { echo "SIM ERROR (build)"; exit 2; }
 ASAN_OPTIONS=detect_leaks=0 SIM_VARIANT="$variants" "$work/sim" $full

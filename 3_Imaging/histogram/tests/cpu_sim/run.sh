@@ -65,7 +65,7 @@ if [ -n "$exercise" ]; then
 fi
 gcc -std=c11 -O2 -I"$root/common" -c "$root/common/cpu_ref.c" -o "$work/cpu_ref.o" || exit 2
 gcc -std=c11 -O2 -I"$root/common" -c "$sample/hist_host.c" -o "$work/hist_host.o" || exit 2
-g++ -std=c++20 -O1 -w -pthread $defs -I"$work" -I"$sample" -I"$root/common" \
+g++ -std=c++20 -O1 -w $defs -I"$work" -I"$sample" -I"$root/common" \
     "$here/sim.cpp" "$work/cpu_ref.o" "$work/hist_host.o" -o "$work/sim" 2>"$work/build.log" ||
     { cat "$work/build.log"; echo "SIM ERROR (build)"; exit 2; }
 

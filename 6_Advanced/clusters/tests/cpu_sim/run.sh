@@ -47,7 +47,7 @@ for f in $(sed -n 's|^#include "\(kernels/[^"]*\)"$|\1|p' "$sample/clusters.cu")
 done
 grep -q 01_global_atomics "$work/kernels.inc" || { echo "run.sh: no kernel files included by $sample/clusters.cu"; exit 2; }
 gcc -std=c11 -O2 -I"$root/common" -c "$sample/clusters_cpu.c" -o "$work/clusters_cpu.o" || exit 2
-g++ -std=c++20 -O1 -w -pthread -I"$work" -I"$sample" -I"$root/common" \
+g++ -std=c++20 -O1 -w -I"$work" -I"$sample" -I"$root/common" \
     "$here/sim.cpp" "$work/clusters_cpu.o" -o "$work/sim" 2>"$work/build.log" ||
     { cat "$work/build.log"; echo "SIM ERROR (build)"; exit 2; }
 

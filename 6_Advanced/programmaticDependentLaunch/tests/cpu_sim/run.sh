@@ -33,7 +33,7 @@ sample=$(cd "$sample" && pwd)
 set -- $(for v in "$@"; do case $v in graph) echo stream ;; graph_pdl*) echo pdl_trigger ;; *) echo "$v" ;; esac; done)
 work=$(mktemp -d "${TMPDIR:-/tmp}/pdl_cpu_sim.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
-if ! g++ -std=c++17 -O1 -g -w -pthread -fsanitize=address -fno-omit-frame-pointer \
+if ! g++ -std=c++17 -O1 -g -w -fsanitize=address -fno-omit-frame-pointer \
         -I"$sample" -I"$root/common" "$here/sim.cpp" -x c "$sample/pdl_chain.c" \
         -o "$work/sim" 2>"$work/build.log"; then
     if grep -q 'kernels/' "$work/build.log"; then

@@ -61,7 +61,7 @@ if grep -nE '<<<.*>>>[[:space:]]*\(' "$work"/*.inc "$work"/kernels/*.cuh; then
     exit 2
 fi
 gcc -std=c11 -O2 -I"$common" -c "$srcdir/scan_cpu.c" -o "$work/scan_cpu.o" || exit 2
-if ! g++ -std=c++20 -O1 -g -w -pthread -I"$work/include" -I"$work" -I"$simh" -I"$srcdir" -I"$common" \
+if ! g++ -std=c++20 -O1 -g -w -I"$work/include" -I"$work" -I"$simh" -I"$srcdir" -I"$common" \
         "$here/sim.cpp" "$work/scan_cpu.o" -o "$work/sim" 2>"$work/build.log"; then
     head -n 40 "$work/build.log"
     echo "run.sh: the simulation did not build"

@@ -41,7 +41,6 @@ typedef void (*timed_fn)(void *ctx, cudaStream_t stream);  // common/timing.h's
 
 #include "cuda_check.h"
 #include "scan_cpu.h"
-#include <thread>
 // step 08's look-back sleeps (__nanosleep); here a sleeping thread yields (lets the schedule pick again)
 inline void __nanosleep(unsigned) { sim_fibers::yield(); }
 #include "scan_part.inc"  // the kernels, launchers and variant table of scan.cu
