@@ -633,6 +633,19 @@ static int kb_insum_equal(const char *a, const char *b)
     }
 }
 
+/* The GPU's memory as the probe saw it (bytes; 0: not known). */
+static long long kb_gpu_mem;
+
+/* What one runner's timed batch may hold in inputs and outputs: 8 GiB, or a
+ * sixteenth of the GPU's memory on a smaller one (each runner holds about
+ * twice that while PREP makes the next inputs, and two runners are alive),
+ * 2 GiB when the probe did not say. */
+static long long kb_batch_bytes(void)
+{
+    long long cap = kb_gpu_mem > 0 ? kb_gpu_mem / 16 : (2LL << 30);
+    return cap > (8LL << 30) ? (8LL << 30) : cap;
+}
+
 /* A timed batch: PREP off the clock (its time returned in *prep_ms), then
  * RUN and DIGEST on the clock. digests: K doubles (NULL: not kept). */
 static int kb_batch(kb_side *s, const unsigned long long *seeds, int k, int null, unsigned long long dseed,
@@ -763,23 +776,25 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
         like[z] = m;
     }
     ref.second = 0;
-    /* the batch length: about 4 ms of work (the round trips and the digests
-     * stay small beside it), at least 4 calls, within 2 GiB of inputs and outputs */
+    /* the batch length: about 8 ms of the reference's work (a host's jitter of
+     * a tenth of a millisecond stays about 1% of it), at least 4 calls, within
+     * the batch's memory (kb_batch_bytes) of inputs and outputs */
     double one = 0;
     unsigned long long s1[1];
     for (int w = 0; w < 2; w++) {
         s1[0] = kb_rand();
         if (kb_batch(&ref, s1, 1, 0, kb_rand(), tmo, NULL, &one, NULL) != 0) { kb_fail(res, &ref, 0, "a call"); return; }
     }
-    int k = one > 0 ? (int)ceil(4.0 / one) : KB_MAX_CALLS;
-    long long per = inbytes + like[0].nbytes;
-    if (per > 0 && (long long)k > (2LL << 30) / per) k = (int)((2LL << 30) / per);
+    int k = one > 0 ? (int)ceil(KB_BATCH_MS / one) : KB_MAX_CALLS;
+    long long per = inbytes + like[0].nbytes, cap = kb_batch_bytes();
+    if (per > 0 && (long long)k > cap / per) k = (int)(cap / per);
     if (k < KB_MIN_CALLS) k = KB_MIN_CALLS;   /* several calls, so that a skipped one can show */
-    if (per > 0 && (long long)k > (2LL << 30) / per) k = (int)((2LL << 30) / per);
+    if (per > 0 && (long long)k > cap / per) k = (int)(cap / per);
     if (k < 1) k = 1;
     if (k > KB_MAX_CALLS) k = KB_MAX_CALLS;
     res->calls = k;
-    if (kb_do(&ref, 60, &rep, NULL, 0, "CAL n=%d numel=%lld", k, like[0].shape.numel) != 0) { kb_fail(res, &ref, 0, "calibration"); return; }
+    if (kb_do(&ref, 60, &rep, NULL, 0, "CAL n=%d numel=%lld dtype=%s", k, like[0].shape.numel,
+              kb_dtype_name(like[0].dtype)) != 0) { kb_fail(res, &ref, 0, "calibration"); return; }
     res->allow_r_ms = INFINITY;
     for (int c = 0; c < KB_CAL; c++) {
         double iv;
@@ -801,7 +816,8 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
     res->kb_ref_ms = kb_kbtime(&ref, 4 * res->ref_ms);
 
     /* the candidate: the allowance before any of its code is loaded */
-    if (kb_do(&cand, 60, &rep, NULL, 0, "CAL n=%d numel=%lld", k, like[0].shape.numel) != 0) { kb_fail(res, &cand, 1, "calibration"); return; }
+    if (kb_do(&cand, 60, &rep, NULL, 0, "CAL n=%d numel=%lld dtype=%s", k, like[0].shape.numel,
+              kb_dtype_name(like[0].dtype)) != 0) { kb_fail(res, &cand, 1, "calibration"); return; }
     res->allow_c_ms = INFINITY;
     for (int c = 0; c < KB_CAL; c++) {
         double iv;
@@ -1168,6 +1184,7 @@ static int kb_probe(kg_gate *g, char *arch, size_t alen, char *arch_why, size_t 
         else if (!strncmp(l, "ro=", 3)) kg_sandbox_add_ro(g->sb, l + 3);
         else if (!strncmp(l, "arch=", 5)) snprintf(arch, alen, "%.7s", l + 5);
         else if (!strncmp(l, "arch_why=", 9)) snprintf(arch_why, wlen, "%.200s", l + 9);
+        else if (!strncmp(l, "mem=", 4)) kb_gpu_mem = atoll(l + 4) > 0 ? atoll(l + 4) : 0;
     }
     if (!g->torch_python[0]) g->torch_ok = 0;
     if (g->torch_ok) {

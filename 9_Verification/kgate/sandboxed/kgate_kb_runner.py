@@ -16,7 +16,8 @@ runs in the same process and can change this file's functions.
       (no candidate involved) is PyTorch here? KEY=VALUE lines: ok, version,
       cuda, python, ro (repeated: folders the sandboxes must see), why, and
       arch (device N's compute capability, e.g. 90, when PyTorch sees it):
-      the architecture the builds are for unless the gate's --arch names others.
+      the architecture the builds are for unless the gate's --arch names others;
+      mem (device N's memory in bytes): what bounds the gate's timed batches.
   kgate-kb-runner.py --build CANDIDATE.py EXTDIR --arch=90[,100]
       in the compile sandbox (no GPU): imports the candidate so that its
       load_inline calls build into EXTDIR for those architectures
@@ -37,7 +38,8 @@ copied whole: an output may be larger than the host would hold twice). Verbs:
   HELLO                       -> OK torch=.. device=..
   LOAD problem=P [cand=C ext=E] seed=S  the model (Model, or the candidate's ModelNew);
                               -> OK second=1 when the problem has kgate_second_shape
-  CAL n=K numel=E             K null outputs of E elements (RUN null=1: the clock's allowance)
+  CAL n=K numel=E [dtype=D]   K null outputs of E elements of dtype D, the output's (RUN
+                              null=1: the clock's allowance, its digest converting as the real one)
   PREP seeds=a,b,... [second=1] one input set per seed: get_inputs() after manual_seed(seed)
                               (second=1: with the problem's kgate_second_shape sizes bound),
                               with the GPU as the default device (its factories make
@@ -183,6 +185,7 @@ def probe(device=0):
             if torch.cuda.is_available() and device < torch.cuda.device_count():
                 major, minor = torch.cuda.get_device_capability(device)
                 print("arch=%d%d" % (major, minor))
+                print("mem=%d" % torch.cuda.get_device_properties(device).total_memory)
         except Exception as e:  # no architecture known: the gate says what it builds for instead
             print("arch_why=%s" % clean_text(str(e).splitlines()[0] if str(e) else type(e).__name__, 200))
     return 0
@@ -308,6 +311,7 @@ class Runner:
         self.null = None
         self.prob = None
         self.get_inputs = None
+        self.show_buf = None   # SHOW's host buffer, kept (below)
 
     def reply(self, ok, fields=None, msg=None, data=None):
         """The line, then data (bytes-like) in pieces of at most 16 MiB: never
@@ -360,9 +364,16 @@ class Runner:
         return [("second", 1 if isinstance(second, dict) and second else 0)]
 
     def cal(self, a):
-        """null calls (no model): the fixed cost of RUN and DIGEST."""
+        """null calls (no model): the fixed cost of RUN and DIGEST, with outputs
+        of the real one's size and dtype (DIGEST converts a float16 output to
+        float32: that cost is the digest's, not the call's)."""
+        t = self.torch
         n, numel = int(a["n"]), int(a.get("numel", "4096"))
-        self.null = [self.torch.zeros(numel, device=self.dev) for _ in range(n)]
+        name = a.get("dtype", "float32")
+        if name not in CAL_DTYPES:
+            raise ValueError("CAL: dtype %s is not one of %s" % (name[:20], ", ".join(CAL_DTYPES)))
+        dt = getattr(t, name)
+        self.null = [t.zeros(numel, device=self.dev, dtype=dt) for _ in range(n)]
         return []
 
     def prep(self, a):
@@ -450,8 +461,19 @@ class Runner:
         esize = o.element_size()
         total = o.numel() * esize
         first, count = show_slice(total, esize, a.get("off"), a.get("len"))
-        # a view of the output (contiguous, checked above), then only the slice to the host
-        host = o.detach().reshape(-1)[first:first + count].cpu().contiguous() if count else None
+        # a view of the output (contiguous, checked above), then only the slice,
+        # into a host buffer kept from one SHOW to the next: a new 64 MiB tensor
+        # a slice would be unmapped when the next command's reply drops it,
+        # about 3 ms inside whatever that command is (a timed PREP's charge)
+        host = None
+        if count:
+            nb = count * esize
+            if self.show_buf is None or self.show_buf.numel() < nb:
+                self.show_buf = None
+                self.show_buf = t.empty(nb, dtype=t.uint8)
+            src = o.detach().reshape(-1)[first:first + count]
+            host = self.show_buf[:nb].view(o.dtype)
+            host.copy_(src)
         shape = "[" + ",".join(str(d) for d in o.shape) + "]"
         return ([("dtype", str(o.dtype).replace("torch.", "")), ("shape", shape), ("total", total)],
                 raw_bytes(host) if count else b"")
@@ -503,11 +525,15 @@ class Runner:
                 r = fn(args)
                 fields, data = (r if isinstance(r, tuple) else (r, None))
                 self.reply(True, fields, data=data)
+                r = fields = data = None   # freed now, not inside the next command
             except BaseException as e:   # the candidate's exceptions, SystemExit included
                 traceback.print_exc()
                 sys.stderr.flush()
                 stage = {"LOAD": "load", "SHOW": "output"}.get(verb, "run")
                 self.reply(False, [("stage", stage)], msg="%s: %s" % (type(e).__name__, e))
+
+
+CAL_DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 
 
 def raw_bytes(cpu_tensor):

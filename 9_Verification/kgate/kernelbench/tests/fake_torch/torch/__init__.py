@@ -246,6 +246,15 @@ class Tensor:
     def mul_(self, o):
         return self._inplace(o, lambda a, b: a * b)
 
+    def view(self, dt):   # the same bytes seen as another dtype (a flat contiguous tensor)
+        n = ctypes.sizeof(self._buf) // ctypes.sizeof(dt.ct)
+        return Tensor((dt.ct * n).from_buffer(self._buf), (n,), dt, self.device)
+
+    def copy_(self, src):
+        for i, x in enumerate(src._vals()):
+            self._buf[i] = x
+        return self
+
     def __repr__(self):
         return "tensor(shape=%s, dtype=%s, device=%s)" % (self.shape, self.dtype, self.device)
 
@@ -266,6 +275,10 @@ def tensor(vals, dtype=float32, device="cpu"):
 def zeros(*shape, dtype=float32, device="cpu"):
     shape = _shape_of(shape)
     return _new([0] * _prod(shape), shape, dtype, device)
+
+
+def empty(*shape, dtype=float32, device="cpu"):
+    return zeros(*shape, dtype=dtype, device=device)
 
 
 def full(shape, value, dtype=float32, device="cpu"):
