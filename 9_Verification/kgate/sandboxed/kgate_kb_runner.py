@@ -48,7 +48,11 @@ copied whole: an output may be larger than the host would hold twice). Verbs:
                               (null=1: CAL's null calls instead of the model)
   DIGEST seed=S [abs=1]       every call's whole output dotted with a random vector from S (float64)
   INSUM                       the first input set's sums (float64): inputs unchanged by the call?
-  SHOW k=J [dtype=D] [off=O len=L]  bytes [O, O+L) of call J's output (flattened, contiguous),
+  KEEP k=J                    keep call J's output and inputs past the next batches (SHOW kept=N,
+                              N counting the KEEPs from 0): checked after the timed batches, so
+                              that these run back to back, as the reference's do
+  SHOW k=J|kept=N [dtype=D] [off=O len=L]  bytes [O, O+L) of call J's output (or the N-th kept one;
+                              flattened, contiguous),
                               with its dtype, shape and total=BYTES (the whole output's);
                               D: the dtype it must have; L=0: the description alone; no
                               off/len: the whole output; a range past the end is refused.
@@ -312,6 +316,7 @@ class Runner:
         self.prob = None
         self.get_inputs = None
         self.show_buf = None   # SHOW's host buffer, kept (below)
+        self.kept = []         # (output, inputs) of the calls KEEP named
 
     def reply(self, ok, fields=None, msg=None, data=None):
         """The line, then data (bytes-like) in pieces of at most 16 MiB: never
@@ -453,11 +458,19 @@ class Runner:
         data = t.stack(vals).double().cpu() if vals else t.zeros(0, dtype=t.float64)
         return [("n", data.numel())], raw_bytes(data)
 
+    def keep(self, a):
+        k = int(a["k"])
+        self.kept.append((self.outs[k], self.inputs[k] if k < len(self.inputs) else []))
+        return [("kept", len(self.kept) - 1)]
+
     def show(self, a):
         t = self.torch
-        k = int(a["k"])
-        o = self.outs[k]
-        check_output(t, o, a.get("dtype"), self.dev, self.inputs[k] if k < len(self.inputs) else [])
+        if "kept" in a:
+            o, inputs = self.kept[int(a["kept"])]
+        else:
+            k = int(a["k"])
+            o, inputs = self.outs[k], self.inputs[k] if k < len(self.inputs) else []
+        check_output(t, o, a.get("dtype"), self.dev, inputs)
         esize = o.element_size()
         total = o.numel() * esize
         first, count = show_slice(total, esize, a.get("off"), a.get("len"))
@@ -504,7 +517,8 @@ class Runner:
 
     def serve(self):
         verbs = {"HELLO": self.hello, "LOAD": self.load, "CAL": self.cal, "PREP": self.prep,
-                 "RUN": self.run, "DIGEST": self.digest, "INSUM": self.insum, "SHOW": self.show, "KBTIME": self.kbtime}
+                 "RUN": self.run, "DIGEST": self.digest, "INSUM": self.insum, "KEEP": self.keep, "SHOW": self.show,
+                 "KBTIME": self.kbtime}
         while True:
             line = self.readline()
             if line is None:

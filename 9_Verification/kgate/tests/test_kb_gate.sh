@@ -321,6 +321,44 @@ grep -q "^L3 *scale_add__late_one_off.py" "$tmp/slices2.txt" && \
     grep -q -E "wrong result: batch 1, call [0-9]+: 1 of 10007 elements differ \(allclose atol=rtol=0.0001\); first: element 10005: " "$tmp/slices2.txt" && ok \
     || bad "slices: a wrong element in a batch's checked call: $(grep -A1 -E '^[A-Z0-9]+ +scale_add__late' "$tmp/slices2.txt" | tr '\n' ' ')"
 
+# the timed batches back to back: no SHOW between the first batch's PREP and the last
+# batch's RUN; each batch's checked call kept (KEEP) and shown after the last batch
+KGATE_KB_CHUNK=4096 run --kernelbench=$kb/problems/scale_add.py --work="$tmp/order2" \
+    --kb-runner="$tmp/orunner/fake_runner.py" $kb/candidates/scale_add__good.py > "$tmp/order2.txt" 2>&1
+# (PASS or L4: the fake's times are noisy on a loaded machine; the order is what counts)
+if grep -q -E "^(PASS|L4) *scale_add__good.py" "$tmp/order2.txt" && $py - "$tmp/order2/000_cand.run.log" <<'EOF'
+import sys
+ev = []
+for line in open(sys.argv[1]):
+    if line.startswith("kgate-order: "):
+        verb, t, *args = line.split()[1:]
+        ev.append((verb, dict(a.split("=", 1) for a in args)))
+batch = [n for n, (v, a) in enumerate(ev) if v == "PREP" and "," in a["seeds"]]   # K seeds: a timed batch
+assert len(batch) == 6, batch
+runs = [n for n, (v, a) in enumerate(ev) if v == "RUN" and n > batch[-1]]
+between = [v for v, a in ev[batch[0]:runs[0]] if v == "SHOW"]
+assert not between, "a SHOW between the timed batches: %d" % len(between)
+kept = sorted({a["kept"] for v, a in ev[runs[0]:] if v == "SHOW" and "kept" in a})
+assert kept == [str(i) for i in range(6)], kept
+EOF
+then ok; else bad "the timed batches not back to back, or their checked calls not all shown after them: $(grep -A2 '^[A-Z0-9]* *scale_add__good' "$tmp/order2.txt" | tr '\n' ' ')"; fi
+# where the kept calls would not fit the batch's memory, each is compared at once: the wrong
+# element still found in batch 1's checked call
+KGATE_KB_BATCH_BYTES=1 KGATE_KB_CHUNK=4096 run --kernelbench=$kb/problems/scale_add.py --work="$tmp/slices3" \
+    --kb-runner="$tmp/orunner/fake_runner.py" $kb/candidates/scale_add__late_one_off.py > "$tmp/slices3.txt" 2>&1
+if grep -q "^L3 *scale_add__late_one_off.py" "$tmp/slices3.txt" && \
+    grep -q -E "wrong result: batch 1, call [0-9]+: 1 of 10007 elements differ" "$tmp/slices3.txt" && \
+    $py - "$tmp/slices3/000_cand.run.log" <<'EOF'
+import sys
+ev = [l.split()[1:] for l in open(sys.argv[1]) if l.startswith("kgate-order: ")]
+# the first timed batch's RUN: neither a trial's (poison=) nor a null one (null=1); here
+# the batches are of one call, for want of room
+first = next(n for n, e in enumerate(ev) if e[0] == "RUN" and not any(a.startswith(("poison=", "null=")) for a in e[2:]))
+args = [a for e in ev[first:] if e[0] == "SHOW" for a in e[2:]]
+assert any(a.startswith("k=") for a in args) and not any(a.startswith("kept=") for a in args), args
+EOF
+then ok; else bad "a checked call compared at once (no room to keep it): $(grep -A1 -E '^[A-Z0-9]+ +scale_add__late' "$tmp/slices3.txt" | tr '\n' ' ')"; fi
+
 # --- a runner that breaks the protocol (kernelbench/tests/fake_runner.py) ------------
 # (in slices of 4096 bytes: slice_total and slice_shape lie from the second slice on)
 mkdir -p "$tmp/runner"

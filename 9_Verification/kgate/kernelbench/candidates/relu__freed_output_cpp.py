@@ -2,8 +2,10 @@
 # with a grid of n >> 40 blocks: zero, an invalid launch whose error nobody
 # reads. The output holds whatever the caching allocator gives back: if the
 # reference ran just before in this process and its output was freed, that
-# memory holds the right answer. Expected: L3 (outputs wrong when the
-# reference runs elsewhere).
+# memory holds the right answer. Expected: L2: the launch error nobody read
+# is read by PyTorch's next launch in the runner (on the H200: "CUDA error:
+# invalid argument"); were it cleared, L3 (the reference runs elsewhere, so
+# the memory does not hold its answer).
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
