@@ -487,8 +487,9 @@ static long long kb_chunk(void)
 }
 
 /* SHOW k=K off=OFF len=LEN: bytes [off, off + len) of call k's output (len
- * 0: its description only; k < 0: the output KEEP kept as number -k - 1). want_dt >= 0: the dtype the runner must find
- * (the candidate's, the reference's dtype). The reply's dtype, shape and
+ * 0: its description only; k < 0: the output KEEP kept as number -k - 1).
+ * want_dt >= 0: the dtype the runner must find (the candidate's, the
+ * reference's dtype). The reply's dtype, shape and
  * total must agree with one another, with `same` (the description this
  * output had before: a runner's answers about one output never change) and
  * its bytes be exactly the slice; else a protocol violation. data: the
@@ -881,8 +882,9 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
      * They run back to back, as the reference's did: each batch's checked call
      * is kept (KEEP) and compared after the last one. A GPU left idle while a
      * call is compared (a fraction of a second) is slower in the next batch:
-     * on the H200, 10 to 30% for a batch of a few milliseconds. Where the kept
-     * calls would not fit the batch's memory, each is compared at once. */
+     * on the H200, a batch of about 1 ms took 10 to 35% longer after half a
+     * second idle. Where the kept calls would not fit the batch's memory, each
+     * is compared at once. */
     res->cand_ms = INFINITY;
     double tol = kb_tolerance(like[0].dtype);
     int defer = per <= 0 || (long long)KB_BATCHES * per <= cap, jsel[KB_BATCHES];
