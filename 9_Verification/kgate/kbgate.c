@@ -882,8 +882,8 @@ static void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
      * They run back to back, as the reference's did: each batch's checked call
      * is kept (KEEP) and compared after the last one. A GPU left idle while a
      * call is compared (a fraction of a second) is slower in the next batch:
-     * on the H200, a batch of about 1 ms took 10 to 35% longer after half a
-     * second idle. Where the kept calls would not fit the batch's memory, each
+     * on the H200, a batch of about 1 ms took 10% (relu) and 36% (sum_dim)
+     * longer after half a second idle, by the medians. Where the kept calls would not fit the batch's memory, each
      * is compared at once. */
     res->cand_ms = INFINITY;
     double tol = kb_tolerance(like[0].dtype);
