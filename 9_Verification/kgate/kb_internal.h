@@ -1,13 +1,14 @@
-/* kb_internal.h: what the KernelBench mode's two files share (kbgate.c runs
- * the problems and candidates, kb_report.c reports them): the limits, and a
- * pair's result as the report reads it. Not for the rest of the gate
- * (kbgate.h is its interface). */
+/* kb_internal.h: what the KernelBench mode's files share (kbgate.c runs the
+ * problems and candidates, kb_judge.c judges one pair, kb_report.c reports
+ * them): the limits, a runner, and a pair's result as the report reads it.
+ * Not for the rest of the gate (kbgate.h is its interface). */
 #ifndef KGATE_KB_INTERNAL_H
 #define KGATE_KB_INTERNAL_H
 #include <limits.h>
 #include <stdio.h>
 
 #include "kbgate.h"
+#include "sandbox.h"
 
 #define KB_TRIALS 5           /* KernelBench's correctness trials */
 #define KB_TRIALS2 2          /* more at the problem's second sizes (kgate_second_shape), when it has them */
@@ -40,6 +41,48 @@ typedef struct {
     double t_start, t_total;                      /* its processing's start (kg_now); to its verdict */
     double build_t0, build_t1;                    /* its build's start and end (kg_now; 0: no build) */
 } kb_result;
+
+/* ---- kbgate.c: a runner (kgate_kb_runner.py --serve in its sandbox) ---- */
+typedef struct {
+    kg_sb_proc p;
+    int on, cmd_w, rep_r;
+    char buf[KB_LINE_MAX + 1];
+    size_t have;
+    char log[PATH_MAX];
+    int hung;                  /* a command went unanswered: killed at its end, not asked to quit */
+} kb_runner;
+/* A command line to the runner; 0, or -1 (too long, the pipe closed). */
+int kb_send(kb_runner *r, const char *fmt, ...);
+/* The next reply: its line, then its bytes when it has bytes=N (at most
+ * max_bytes, else a protocol violation). -1 with err on a timeout, a closed
+ * pipe or a malformed reply. */
+int kb_recv(kb_runner *r, double deadline, kb_reply *rep, char **data, long long max_bytes, char *err,
+            size_t errlen);
+
+/* The reference's runner of one problem, started once and reused by that
+ * problem's candidates: it runs only the problem's own code (the candidate's
+ * never runs in it), so what it holds is the problem's Model, loaded once
+ * with init_seed (the candidates load theirs with the same seed). */
+typedef struct {
+    kb_runner r;
+    char prob_path[PATH_MAX];  /* the problem it runs ("": none yet) */
+    int loaded, second;        /* LOAD answered; the problem has second sizes */
+    unsigned long long init_seed;
+    int start_failed;          /* its spawn failed: the problem's candidates are SKIPPED */
+    kg_sb_result rec;          /* the record of this problem's last runner that ended */
+    int have_rec;
+    int started;               /* runners started in the whole run */
+} kb_ref;
+
+/* ---- kb_judge.c ---- */
+/* The GPU's memory as the probe saw it (bytes; 0: not known): it bounds a timed batch. */
+extern long long kb_gpu_mem;
+/* The seed of the judge's draws (the trials' and batches' seeds, the checked calls): --seed. */
+void kb_seed(unsigned long long seed);
+/* Steps 2 and 3 for one pair: the reference's runner rs (started, its
+ * problem loaded) and the candidate's cr (started, nothing of the candidate
+ * loaded yet); res gets the verdict, times and scores. */
+void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr);
 
 /* ---- kb_report.c ---- */
 /* One pair's lines of the text report. */

@@ -1,6 +1,6 @@
 /* kb_report.c: the KernelBench mode's report (kb_internal.h): each pair's
- * lines, the JSON file and the time summary. kbgate.c decides; this file
- * only writes down what it decided. */
+ * lines, the JSON file and the time summary. kbgate.c and kb_judge.c
+ * decide; this file only writes down what they decided. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>

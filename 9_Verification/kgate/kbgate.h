@@ -11,7 +11,8 @@
  * the calls were sent (README.md, "KernelBench problems").
  *
  * kb_core.c holds the pure parts (reply lines, dtypes, comparisons, scores,
- * labels), unit-tested in tests/test_kbcore.c; kbgate.c the processes. */
+ * labels), unit-tested in tests/test_kbcore.c; kbgate.c the processes;
+ * kb_judge.c the judge of one pair. */
 #ifndef KGATE_KBGATE_H
 #define KGATE_KBGATE_H
 #include <stddef.h>
