@@ -79,9 +79,10 @@ typedef struct {
 extern long long kb_gpu_mem;
 /* The seed of the judge's draws (the trials' and batches' seeds, the checked calls): --seed. */
 void kb_seed(unsigned long long seed);
-/* Steps 2 and 3 for one pair: the reference's runner rs (started, its
- * problem loaded) and the candidate's cr (started, nothing of the candidate
- * loaded yet); res gets the verdict, times and scores. */
+/* Steps 2 and 3 for one pair: the reference's runner rs (started; its
+ * problem loaded here at its first candidate) and the candidate's cr
+ * (started, nothing of the candidate loaded yet); res gets the verdict,
+ * times and scores. */
 void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr);
 
 /* ---- kb_report.c ---- */
