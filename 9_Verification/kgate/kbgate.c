@@ -18,10 +18,10 @@
  *      same inputs as the reference.
  *
  * The clock. One timed batch is PREP (K input sets from seeds the gate draws,
- * off the clock) then, on the clock, RUN (K calls and a device-wide
- * synchronize in the runner) and DIGEST (every call's whole output dotted
- * with a random vector drawn from a seed the gate sends only after RUN's
- * answer). The clock stops when the digests arrive; they must match the
+ * off the clock) then, on the clock, RUN (K calls, each followed by a
+ * device-wide synchronize in the runner) and DIGEST (every call's whole
+ * output dotted with a random vector drawn from a seed the gate sends only
+ * after RUN's answer). The clock stops when the digests arrive; they must match the
  * reference's, and producing them takes every element of every output, so
  * work still running at the answer, or a call skipped, is done on the clock
  * or shows. After the clock one call, drawn then, is kept (KEEP) and,

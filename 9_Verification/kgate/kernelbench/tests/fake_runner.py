@@ -17,7 +17,8 @@ is given --arch= (no architecture), whatever the gate passed: the real
 build() must refuse it as the gate's own failure. With a file ORDER_LOG
 beside it, every runner (the reference's too) writes a line to its log for
 each PREP, RUN and SHOW it answers (`kgate-order: VERB T ARGS`, T its wall
-clock): the order the two runners ran in."""
+clock) and each torch.cuda.synchronize (`kgate-order: SYNC T`): the order the
+two runners ran in."""
 import importlib.util
 import os
 import re
@@ -81,10 +82,19 @@ def traced(verb, fn):
     return call
 
 
+def traced_sync(fn):
+    def sync(*a, **k):
+        sys.stderr.write("kgate-order: SYNC %.6f\n" % time.time())
+        return fn(*a, **k)
+    return sync
+
+
 real.Runner.load, real.Runner.reply, real.Runner.show = load, reply, show
 if order_log:
     for verb in ("prep", "run", "show"):
         setattr(real.Runner, verb, traced(verb.upper(), getattr(real.Runner, verb)))
+    import torch.cuda   # the fake's: each synchronize a line too
+    torch.cuda.synchronize = traced_sync(torch.cuda.synchronize)
 argv = sys.argv
 if os.path.exists(os.path.join(here, "EMPTY_ARCH")):
     argv = [("--arch=" if a.startswith("--arch=") else a) for a in argv]
