@@ -277,6 +277,24 @@ static int kb_batch(kb_side *s, const unsigned long long *seeds, int k, int null
     return 0;
 }
 
+/* The clock's allowance in a runner: the least of KB_CAL null batches of k
+ * calls (CAL: null outputs of the real output's size and dtype). 0, or -1
+ * (the runner failed). */
+static int kb_allowance(kb_side *s, int k, const kb_meta *out, double timeout, double *ms)
+{
+    kb_reply rep;
+    if (kb_do(s, 60, &rep, NULL, 0, "CAL n=%d numel=%lld dtype=%s", k, out->shape.numel,
+              kb_dtype_name(out->dtype)) != 0)
+        return -1;
+    *ms = INFINITY;
+    for (int c = 0; c < KB_CAL; c++) {
+        double iv;
+        if (kb_batch(s, NULL, k, 1, kb_rand(), timeout, NULL, &iv, NULL) != 0) return -1;
+        if (iv < *ms) *ms = iv;
+    }
+    return 0;
+}
+
 /* KernelBench's own figure (for information): its 103 calls may take up to
  * 5 times the reference's time each, plus 10 s. -1 when it did not come. */
 static double kb_kbtime(kb_side *s, double ref_ms)
@@ -388,14 +406,7 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
     if (k < 1) k = 1;
     if (k > KB_MAX_CALLS) k = KB_MAX_CALLS;
     res->calls = k;
-    if (kb_do(&ref, 60, &rep, NULL, 0, "CAL n=%d numel=%lld dtype=%s", k, like[0].shape.numel,
-              kb_dtype_name(like[0].dtype)) != 0) { kb_fail(res, &ref, 0, "calibration"); return; }
-    res->allow_r_ms = INFINITY;
-    for (int c = 0; c < KB_CAL; c++) {
-        double iv;
-        if (kb_batch(&ref, NULL, k, 1, kb_rand(), tmo, NULL, &iv, NULL) != 0) { kb_fail(res, &ref, 0, "calibration"); return; }
-        if (iv < res->allow_r_ms) res->allow_r_ms = iv;
-    }
+    if (kb_allowance(&ref, k, &like[0], tmo, &res->allow_r_ms) != 0) { kb_fail(res, &ref, 0, "calibration"); return; }
     res->ref_ms = INFINITY;
     for (int b = 0; b < KB_BATCHES; b++) {
         for (int i = 0; i < k; i++) seeds[b][i] = kb_rand();
@@ -411,14 +422,7 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
     res->kb_ref_ms = kb_kbtime(&ref, 4 * res->ref_ms);
 
     /* the candidate: the allowance before any of its code is loaded */
-    if (kb_do(&cand, 60, &rep, NULL, 0, "CAL n=%d numel=%lld dtype=%s", k, like[0].shape.numel,
-              kb_dtype_name(like[0].dtype)) != 0) { kb_fail(res, &cand, 1, "calibration"); return; }
-    res->allow_c_ms = INFINITY;
-    for (int c = 0; c < KB_CAL; c++) {
-        double iv;
-        if (kb_batch(&cand, NULL, k, 1, kb_rand(), tmo, NULL, &iv, NULL) != 0) { kb_fail(res, &cand, 1, "calibration"); return; }
-        if (iv < res->allow_c_ms) res->allow_c_ms = iv;
-    }
+    if (kb_allowance(&cand, k, &like[0], tmo, &res->allow_c_ms) != 0) { kb_fail(res, &cand, 1, "calibration"); return; }
     if (kb_do(&cand, 300, &rep, NULL, 0, "LOAD problem=/scratch/problem.py cand=/scratch/cand.py ext=/scratch/ext seed=%llu",
               init_seed) != 0) {
         kb_fail(res, &cand, 1, "load");
