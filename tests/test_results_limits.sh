@@ -7,6 +7,7 @@
 #   - a stale/ file that its README does not name, a stale/ folder without a
 #     README; a named stale file is skipped
 #   - a citation of a missing file, and of a file that now holds another commit
+#     (on one line, or wrapped onto the next)
 #   - a file in history/<commit>/ whose header holds another commit; a
 #     citation of a history/ file that holds the cited commit passes
 # Ends with "results tests: N passed, M failed".
@@ -106,6 +107,17 @@ expect_fail "citation of a file re-measured since" "s.cu:1: cites results/H200/s
 fresh
 printf '/* measured: results/H200/s.txt, commit abc1234def (full hash prefix) */\n' >"$t/0_Simple/s/s.cu"
 expect_ok "a longer hash of the same commit"
+# a citation wrapped onto the next line (a paragraph's or a comment's) is checked too
+fresh
+printf '/* measured in\n * results/H200/s.txt,\n * commit 1111111 (4000 GB/s) */\n' >"$t/0_Simple/s/s.cu"
+expect_fail "a citation wrapped after its comma" "s.cu:2: cites results/H200/s.txt at commit 1111111, but the file now holds commit abc1234"
+fresh
+printf 'Fast (results/H200/s.txt, commit\n1111111: 4000 GB/s).\n' >>"$t/0_Simple/s/README.md"
+expect_fail "a citation wrapped after 'commit'" "README.md:[0-9]+: cites results/H200/s.txt at commit 1111111, but the file now holds commit abc1234"
+fresh
+printf '/* measured in results/H200/s.txt,\n// commit abc1234 (4000 GB/s) */\n' >"$t/0_Simple/s/s.cu"
+expect_ok "a wrapped citation of the right commit"
+if grep -q "2 citations" <<<"$out"; then ok; else bad "a wrapped citation counted once: $out"; fi
 
 # history/<commit>/: an older run kept for a lab report, cited at its own commit
 fresh

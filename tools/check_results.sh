@@ -129,6 +129,25 @@ if [ $# -eq 0 ]; then
 fi
 
 # Citations: results/<...>.txt, commit <hash>
+# cite_lines: "file:line:text" for every line of the sources that names a results
+# file, and, where a citation is wrapped onto the next line (after ".txt," or
+# ", commit", as paragraphs and comments wrap), the start joined with that next
+# line, its indentation and comment marker dropped: a wrapped citation is checked too
+cite_lines() {
+    grep -rlE --include='*.md' --include='*.cu' --include='*.cuh' --include='*.c' --include='*.h' \
+        'results/[A-Za-z0-9_./-]+\.txt' --exclude-dir=build --exclude-dir=bin --exclude-dir=.git . 2>/dev/null |
+    sed 's|^\./||' | while IFS= read -r f; do
+        awk -v f="$f" '
+            pending != "" {
+                t = $0; sub(/^[ \t]*(\*|\/\/|#|>)?[ \t]*/, "", t)
+                print f ":" pl ":" pending " " t; pending = ""
+            }
+            /results\/[A-Za-z0-9_.\/-]+\.txt/ { print f ":" FNR ":" $0 }
+            match($0, /results\/[A-Za-z0-9_.\/-]+\.txt(,|, commit)[ \t]*$/) {
+                pending = substr($0, RSTART); sub(/[ \t]+$/, "", pending); pl = FNR
+            }' "$f"
+    done
+}
 citations=0
 while IFS= read -r hit; do
     src=${hit%%:*}
@@ -151,9 +170,7 @@ while IFS= read -r hit; do
             problems=$((problems + 1))
         fi
     done
-done < <(grep -rnE --include='*.md' --include='*.cu' --include='*.cuh' --include='*.c' \
-             --include='*.h' 'results/[A-Za-z0-9_./-]+\.txt, commit [0-9a-f]{7}' \
-             --exclude-dir=build --exclude-dir=bin --exclude-dir=.git . 2>/dev/null | sed 's|^\./||')
+done < <(cite_lines)
 
 echo "results: $records pct_peak values in $files files, $citations citations of results files: $problems problem(s)"
 [ $problems -eq 0 ]
