@@ -296,9 +296,12 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
              * events then time the GPU draining a full queue, not the
              * launches: cudaGraphs' stream chain of 1000 kernels measured
              * 1.967 us a kernel in round robin without it
-             * (results/H200/cudaGraphs.txt, commit cd59140) against 3.241 us
+             * (results/H200/history/cd59140/cudaGraphs.txt, commit cd59140) against 3.241 us
              * with each variant's runs back to back
-             * (results/H200/history/1d17e7d/cudaGraphs.txt, commit 1d17e7d). */
+             * (results/H200/history/1d17e7d/cudaGraphs.txt, commit 1d17e7d);
+             * with it, 4.539 us a kernel in round robin
+             * (results/H200/cudaGraphs.txt, commit 13f861f): each run now
+             * times its own 1000 launches from an empty queue. */
             CUDA_CHECK(cudaStreamSynchronize(cfg->stream));
             /* The hold (timing.h): the stream waits in a host function while
              * the host queues the start event, the run and the end event, so
@@ -308,7 +311,8 @@ void time_gpu_group(const timed_variant *v, int n, const timing_cfg *cfg, timing
              * read 0.2314 ms on a day the CPU baselines also ran 22 to 74%
              * slower, against 0.1842 ms
              * (results/H200/history/c5b372b/tensorCoreGemm__m_4096_n_4096_k_4096.txt,
-             * commit c5b372b; results/H200/tensorCoreGemm__m_4096_n_4096_k_4096.txt,
+             * commit c5b372b;
+             * results/H200/history/cd59140/tensorCoreGemm__m_4096_n_4096_k_4096.txt,
              * commit cd59140), while our kernels moved by 2% at most. */
             int held = !var->with_launches;
             if (held) {

@@ -6,8 +6,8 @@
  * shared-memory bank (2-way, 4-way, ... conflicts), and each conflicting
  * access is replayed.
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit cd59140):
- * 1.579 ms, 680 GB/s, 15.4% of CUB (step 01: 416.3 GB/s).
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 13f861f):
+ * 1.587 ms, 676.5 GB/s, 15.0% of CUB (step 01: 416.2 GB/s).
  */
 template <typename In, typename A>
 __global__ void reduce_interleaved_bank_conflicts(const In *__restrict__ in, size_t n, A *__restrict__ out)

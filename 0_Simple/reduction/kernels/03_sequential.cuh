@@ -5,8 +5,8 @@
  * What is left: half the threads are idle from the very first step.
  * (The picture, docs/figures/reduction_tree.svg, shows this tree.)
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit cd59140):
- * 1.222 ms, 879 GB/s, 19.9% of CUB (step 02: 680 GB/s).
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 13f861f):
+ * 1.229 ms, 873.6 GB/s, 19.3% of CUB (step 02: 676.5 GB/s).
  */
 template <typename In, typename A>
 __global__ void reduce_sequential(const In *__restrict__ in, size_t n, A *__restrict__ out)

@@ -7,8 +7,8 @@
  * thread and step. The tree is a small part of the time here (the kernel
  * waits mostly on its global loads), so expect a small gain at most.
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit cd59140):
- * 1.1 ms, 976 GB/s, 22.1% of CUB (step 03: 879 GB/s): 1.11x, more
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 13f861f):
+ * 1.11 ms, 967.3 GB/s, 21.4% of CUB (step 03: 873.6 GB/s): 1.11x, more
  * than the small gain expected.
  */
 template <typename In, typename A>

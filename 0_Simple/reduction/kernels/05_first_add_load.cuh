@@ -4,8 +4,8 @@
  * as many blocks are launched (the launcher passes 2 blockDim elements per
  * block: run_tile in reduction.cu).
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit cd59140):
- * 0.5931 ms, 1810 GB/s, 41.0% of CUB (step 04: 976 GB/s): 1.85x.
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 13f861f):
+ * 0.5968 ms, 1799 GB/s, 39.8% of CUB (step 04: 967.3 GB/s): 1.86x.
  */
 template <typename In, typename A>
 __global__ void reduce_first_add_load(const In *__restrict__ in, size_t n, A *__restrict__ out)

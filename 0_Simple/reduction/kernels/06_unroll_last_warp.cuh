@@ -4,8 +4,8 @@
  * Why it helps: six block-wide barriers fewer per block (each one makes
  * every warp of the block wait for the slowest), and less loop overhead.
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit cd59140):
- * 0.4698 ms, 2285 GB/s, 51.7% of CUB (step 05: 1810 GB/s): 1.26x.
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 13f861f):
+ * 0.4731 ms, 2270 GB/s, 50.2% of CUB (step 05: 1799 GB/s): 1.26x.
  */
 template <typename In, typename A>
 __global__ void reduce_unroll_last_warp(const In *__restrict__ in, size_t n, A *__restrict__ out)

@@ -5,8 +5,8 @@
  * comparisons against blockDim; with the size known, the shared array is
  * declared with it, and __launch_bounds__ tells the compiler the block size.
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit cd59140):
- * 0.4362 ms, 2462 GB/s, 55.7% of CUB (step 06: 2285 GB/s): 1.08x.
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 13f861f):
+ * 0.4396 ms, 2442 GB/s, 54.0% of CUB (step 06: 2270 GB/s): 1.08x.
  */
 template <unsigned BLOCK, typename In, typename A>
 __global__ void __launch_bounds__(BLOCK) reduce_complete_unroll(const In *__restrict__ in, size_t n, A *__restrict__ out)

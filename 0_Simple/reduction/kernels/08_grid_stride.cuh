@@ -7,8 +7,8 @@
  * help: it costs one loop test. It pays off in step 09, which launches the
  * same kernel on a much smaller grid.
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit cd59140):
- * 0.4589 ms, 2340 GB/s, 52.9% of CUB (step 07: 2462 GB/s): 5% slower, as
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 13f861f):
+ * 0.4621 ms, 2324 GB/s, 51.3% of CUB (step 07: 2442 GB/s): 5% slower, as
  * expected: one pass round the loop per thread, and its test.
  */
 template <unsigned BLOCK, typename In, typename A>

@@ -8,8 +8,8 @@
  * of the grid. The block sum is step 10's. (No template block size any more:
  * nothing in this kernel depends on it.)
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit cd59140):
- * 0.2496 ms, 4303 GB/s, 97.3% of CUB (step 10: 3681 GB/s): 1.17x.
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 13f861f):
+ * 0.245 ms, 4383 GB/s, 96.8% of CUB (step 10: 3753 GB/s): 1.17x.
  */
 template <typename In, typename A>
 __global__ void reduce_warp_shuffle(const In *__restrict__ in, size_t n, A *__restrict__ out)

@@ -7,8 +7,8 @@
  * bytes in flight to stay busy (Little's law: bandwidth x latency), and
  * with one 16-byte load per thread the whole GPU did not have enough.
  *
- * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit cd59140):
- * 0.2447 ms, 4388 GB/s, 99.3% of CUB (step 11: 4303 GB/s): 1.02x.
+ * Measured (H200, 2^28 floats, block 256; results/H200/reduction.txt, commit 13f861f):
+ * 0.2391 ms, 4492 GB/s, 99.2% of CUB (step 11: 4383 GB/s): 1.02x.
  */
 #define WARP_SHUFFLE_U4_LOADS 4
 

@@ -13,8 +13,8 @@
  * column are in the same bank: a 32-way bank conflict, the read is served
  * one word at a time (ncu: l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld).
  * PAD is 0 here; step 03 changes it.
- * Measured on the H200 at 16384 x 16384 (results/H200/transpose.txt, commit cd59140):
- * 2.091 ms, 1027 GB/s, 24.14% of the copy: 1.87x step 01. The bank
+ * Measured on the H200 at 16384 x 16384 (results/H200/transpose.txt, commit 13f861f):
+ * 2.119 ms, 1013 GB/s, 23.93% of the copy: 1.84x step 01. The bank
  * conflicts have not been counted on the H200 yet (make profile). */
 template <int PAD>
 __global__ void transpose_smem_tile(const float *__restrict__ in, float *__restrict__ out,

@@ -7,8 +7,8 @@
  * y fixed) now spans all 32 banks, and the column read of step 02 takes one
  * pass instead of 32. The row writes stay conflict-free. One float per row
  * costs 128 bytes of shared memory per block.
- * Measured on the H200 at 16384 x 16384 (results/H200/transpose.txt, commit cd59140):
- * 1.244 ms, 1726 GB/s, 40.57% of the copy: 1.68x step 02. The bank
+ * Measured on the H200 at 16384 x 16384 (results/H200/transpose.txt, commit 13f861f):
+ * 1.267 ms, 1695 GB/s, 40.02% of the copy: 1.67x step 02. The bank
  * conflicts before and after have not been counted on the H200 yet
  * (make profile SAMPLE=transpose VARIANT=padded_tile: NOTEBOOK.md). */
 constexpr auto transpose_padded_tile = transpose_smem_tile<1>;

@@ -9,8 +9,8 @@
  * of 256), but now each of them issues four independent loads before its first
  * store: 4x the tiles, and the bytes in flight, per SM, which HBM needs to
  * stream at its rate (bytes in flight = rate x latency).
- * Measured on the H200 at 16384 x 16384 (results/H200/transpose.txt, commit cd59140):
- * 0.6107 ms, 3516 GB/s, 82.63% of the copy: 2.04x step 03, the largest
+ * Measured on the H200 at 16384 x 16384 (results/H200/transpose.txt, commit 13f861f):
+ * 0.615 ms, 3492 GB/s, 82.47% of the copy: 2.06x step 03, the largest
  * step of the sample. */
 #define WIDER_ROWS 8                          /* threadIdx.y: 0..7 */
 #define ROWS_PER_THREAD (TILE / WIDER_ROWS)   /* 4 */

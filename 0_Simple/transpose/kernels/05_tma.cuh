@@ -31,12 +31,12 @@
  * the box that holds the last column would also write the 1 to 3 padding
  * floats after it. That one box per block column is stored by the threads
  * (tma_box_by_threads() in tma_layout.h).
- * Measured on the H200 at 16384 x 16384 (results/H200/transpose.txt, commit cd59140):
- * 0.5552 ms, 3868 GB/s, 90.89% of the copy: 1.10x step 04, the fastest
- * step, and over the sample's floor of 90%. 90.78% at 4097 x 3001
- * (results/H200/transpose__rows_4097_cols_3001.txt, commit cd59140) and
- * 90.29% at 1048576 x 64
- * (results/H200/transpose__rows_1048576_cols_64.txt, commit cd59140). */
+ * Measured on the H200 at 16384 x 16384 (results/H200/transpose.txt, commit 13f861f):
+ * 0.5556 ms, 3865 GB/s, 91.29% of the copy: 1.11x step 04, the fastest
+ * step, and over the sample's floor of 90%. 90.66% at 1048576 x 64
+ * (results/H200/transpose__rows_1048576_cols_64.txt, commit 13f861f), but
+ * 88.6% at 4097 x 3001, under the floor
+ * (results/H200/transpose__rows_4097_cols_3001.txt, commit 13f861f). */
 /* TMA_ROWS (128), TMA_THREADS (128), the swizzle and the thread-to-block
  * map: tma_layout.h. */
 #define TMA_SMEM_BYTES (2 * TMA_IN_BYTES + 8 + 1024)  /* in, out, the mbarrier, alignment slack */

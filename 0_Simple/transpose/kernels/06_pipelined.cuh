@@ -24,11 +24,11 @@
  *     0 stores tile k and refills box s with tile k + PIPE_STAGES.
  * tma_layout.h's pipe_* functions hold this arithmetic; the CPU tests walk
  * it (tests/test_transpose_cpu.c).
- * Measured on the H200 at 16384 x 16384 (results/H200/transpose.txt, commit cd59140):
- * 0.5822 ms, 3689 GB/s, 86.69% of the copy: 0.95x step 05. It did NOT
+ * Measured on the H200 at 16384 x 16384 (results/H200/transpose.txt, commit 13f861f):
+ * 0.5794 ms, 3706 GB/s, 87.52% of the copy: 0.96x step 05. It did NOT
  * help, and was slower at the other two shapes too, in the same two
- * files as step 05's figures: 88.05% at 4097 x 3001 and 86.83% at
- * 1048576 x 64, against step 05's 90.78% and 90.29%. A hypothesis, not
+ * files as step 05's figures: 86.27% at 4097 x 3001 and 87.6% at
+ * 1048576 x 64, against step 05's 88.6% and 90.66%. A hypothesis, not
  * profiled: step 05's blocks already overlap (by our arithmetic 6 fit on
  * an SM, each with its box in flight), so the ring adds few loads in
  * flight (at most 8 boxes per SM instead of 6), while 2 blocks per SM

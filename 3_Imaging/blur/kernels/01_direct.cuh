@@ -4,10 +4,10 @@
  * them; what is left is nine load instructions per pixel for radius 1.
  *
  * Measured (H200, 16384x16384 ROI, radius 1;
- * results/H200/blur.txt, commit cd59140): 1130 GB/s, 26.6% of a cudaMemcpy of
- * the same bytes; 648.6 GB/s at radius 2
- * (results/H200/blur__radius_2.txt, commit cd59140), 138.4 at radius 8
- * (results/H200/blur__radius_8.txt, commit cd59140). */
+ * results/H200/blur.txt, commit 13f861f): 1113 GB/s, 26.3% of a cudaMemcpy of
+ * the same bytes; 646 GB/s at radius 2
+ * (results/H200/blur__radius_2.txt, commit 13f861f), 137 at radius 8
+ * (results/H200/blur__radius_8.txt, commit 13f861f). */
 #define DIRECT_TW 32   /* direct: a block is 32 columns (one warp) by 8 rows */
 #define DIRECT_TH 8
 

@@ -9,10 +9,10 @@
  * (32+2r)(8+2r)/256 times instead of (2r+1)^2 (1.33 against 9 for radius 1),
  * at the price of a barrier; the box is still (2r+1)^2 shared-memory reads
  * per pixel, so it should gain at small radii and lose at large ones.
- * Measured (H200, 16384x16384 ROI; results/H200/blur.txt, commit cd59140;
- * results/H200/blur__radius_8.txt, commit cd59140): the opposite. 1048 GB/s
- * at radius 1, 7.8% slower than step 01 (L1 already served step 01's repeated
- * loads), and 26% faster at radius 8 (174.4 against 138.4 GB/s), where step 01's
+ * Measured (H200, 16384x16384 ROI; results/H200/blur.txt, commit 13f861f;
+ * results/H200/blur__radius_8.txt, commit 13f861f): the opposite. 1039 GB/s
+ * at radius 1, 7.2% slower than step 01 (L1 already served step 01's repeated
+ * loads), and 27% faster at radius 8 (174.5 against 137 GB/s), where step 01's
  * 289 loads per pixel are more than L1 absorbs. */
 #define TILE_W 32   /* smem_tile: outputs per block, 32 x 8, one per thread */
 #define TILE_H 8

@@ -7,10 +7,10 @@
  *
  * Why it should help: only where the radius makes the arithmetic the limit;
  * at small radii the extra bytes cost more than the additions save. Measured
- * (H200, 16384x16384 ROI; results/H200/blur.txt, commit cd59140;
- * results/H200/blur__radius_8.txt, commit cd59140): 702.7 GB/s at radius 1, the
- * slowest there (16.5% of the copy), and 527 GB/s at radius 8, three times
- * step 02 (174.4).
+ * (H200, 16384x16384 ROI; results/H200/blur.txt, commit 13f861f;
+ * results/H200/blur__radius_8.txt, commit 13f861f): 691.7 GB/s at radius 1, the
+ * slowest there (16.4% of the copy), and 519.7 GB/s at radius 8, three times
+ * step 02 (174.5).
  *
  * Row pass: tmp(x, y) = the sum of the ROI pixels of row y in columns
  * x-r .. x+r (a sum, not a mean: the column pass divides once). The block's

@@ -12,8 +12,8 @@
  * Why it should help: 3 loads per pixel (its column and the two beside
  * it) instead of step 01's 9, and 4 additions instead of 8 (a row's 3-sum is
  * computed once and used by three outputs).
- * Measured (H200, 16384x16384 ROI, radius 1; results/H200/blur.txt, commit cd59140):
- * 2762 GB/s, 65.1% of a cudaMemcpy of the same bytes, 2.44x step 01. */
+ * Measured (H200, 16384x16384 ROI, radius 1; results/H200/blur.txt, commit 13f861f):
+ * 2732 GB/s, 64.6% of a cudaMemcpy of the same bytes, 2.45x step 01. */
 namespace window_1x8 {
 constexpr int COLS = 1;        /* a thread's adjacent columns */
 constexpr int ROWS = 8;        /* a thread's rows: its strip */

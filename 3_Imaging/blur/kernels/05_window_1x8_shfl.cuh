@@ -4,8 +4,8 @@
  * 0 and 31, at the warp's edges, load theirs.
  *
  * Why it should help: one load per pixel and row instead of three.
- * Measured (H200, 16384x16384 ROI, radius 1; results/H200/blur.txt, commit cd59140):
- * 2487 GB/s, 58.6% of the copy: 11% slower than step 04, though it loads a
+ * Measured (H200, 16384x16384 ROI, radius 1; results/H200/blur.txt, commit 13f861f):
+ * 2461 GB/s, 58.2% of the copy: 11% slower than step 04, though it loads a
  * third as much; why was not measured. */
 namespace window_1x8_shfl {
 constexpr int COLS = 1;        /* a thread's adjacent columns */

@@ -6,8 +6,8 @@
  * Why it should help: the shuffles and edge loads are shared by 4 pixels,
  * and a quarter of the threads do the same work with more independent
  * loads each; it also prepares step 07, whose float4 holds 4 columns.
- * Measured (H200, 16384x16384 ROI, radius 1; results/H200/blur.txt, commit cd59140):
- * 3309 GB/s, 78.0% of the copy, 1.33x step 05. */
+ * Measured (H200, 16384x16384 ROI, radius 1; results/H200/blur.txt, commit 13f861f):
+ * 3275 GB/s, 77.4% of the copy, 1.33x step 05. */
 namespace window_4x8_scalar {
 constexpr int COLS = 4;        /* a thread's adjacent columns */
 constexpr int ROWS = 8;        /* a thread's rows: its strip */

@@ -8,10 +8,10 @@
  *
  * Why it should help: one load and one store instruction per 4 pixels
  * instead of 4 each.
- * Measured (H200, 16384x16384 ROI, radius 1; results/H200/blur.txt, commit cd59140):
- * 3613 GB/s, 85.1% of the copy, +9% over step 06. With rows that are not
- * whole float4s (VEC false) it runs in step 06's time, 0.6327 against 0.632 ms
- * (results/H200/blur__pitch_65796.txt, commit cd59140). */
+ * Measured (H200, 16384x16384 ROI, radius 1; results/H200/blur.txt, commit 13f861f):
+ * 3603 GB/s, 85.2% of the copy, +10% over step 06. With rows that are not
+ * whole float4s (VEC false) it runs in step 06's time, 0.6399 against 0.6391 ms
+ * (results/H200/blur__pitch_65796.txt, commit 13f861f). */
 namespace window_4x8_float4 {
 constexpr int COLS = 4;        /* a thread's adjacent columns */
 constexpr int ROWS = 8;        /* a thread's rows: its strip */

@@ -8,11 +8,11 @@
  * waits for each row before loading the next has one load in flight per
  * thread. (The compiler may already have moved some loads ahead in step 07;
  * this step makes it explicit.)
- * Measured (H200, 16384x16384 ROI, radius 1; results/H200/blur.txt, commit cd59140):
- * no gain. 2930 GB/s by median, 69.0% of the copy, 23% slower than step 07,
- * and unsteady (median 0.733 ms, fastest run 0.6473) at the full SM clock;
- * with the ROI at x0 = 3, 12% slower than step 07 by median, though its
- * fastest run beats step 07's (0.5795 against 0.5941 ms;
- * results/H200/blur__x0_3.txt, commit cd59140). Why: not measured (README). */
+ * Measured (H200, 16384x16384 ROI, radius 1; results/H200/blur.txt, commit 13f861f):
+ * no gain. 2937 GB/s by median, 69.5% of the copy, 23% slower than step 07,
+ * and unsteady (median 0.7311 ms, fastest run 0.702) at the full SM clock;
+ * with the ROI at x0 = 3, 11% slower than step 07 by median, though its
+ * fastest run beats step 07's (0.5856 against 0.5978 ms;
+ * results/H200/blur__x0_3.txt, commit 13f861f). Why: not measured (README). */
 template <bool VEC>
 constexpr auto blur_window_4x8_inflight = blur_window_4x8_float4<VEC, 8>;

@@ -9,8 +9,8 @@
  * Why it should help: a float division is a sequence of several instructions;
  * a multiply is one. It matters only if instructions, not memory, limit the
  * kernel. Measured (H200, 16384x16384 ROI, radius 1;
- * results/H200/blur.txt, commit cd59140): 3879 GB/s, 91.4% of a cudaMemcpy of
- * the same bytes (80.58% of the HBM peak): 1.32x step 08, whose median was
+ * results/H200/blur.txt, commit 13f861f): 3853 GB/s, 91.1% of a cudaMemcpy of
+ * the same bytes (80.04% of the HBM peak): 1.31x step 08, whose median was
  * unsteady, and 1.07x step 07. */
 namespace window_4x8 {
 constexpr int IN_FLIGHT = 8;   /* rows loaded before any is used */

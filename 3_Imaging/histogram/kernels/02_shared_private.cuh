@@ -9,8 +9,8 @@
  * count before the bins are zero, or merge before every thread has counted.
  *
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit cd59140): 738.8 GB/s on uniform bytes, 737
- * skewed, 736.4 equal: over a hundred times step 01, and the same on every
+ * results/H200/histogram.txt, commit 13f861f): 715.3 GB/s on uniform bytes, 714.5
+ * skewed, 714.4 equal: over a hundred times step 01, and the same on every
  * input. What is left is the loads: one byte per thread per load instruction. */
 template <int BINS>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)

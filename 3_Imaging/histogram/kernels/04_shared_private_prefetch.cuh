@@ -7,9 +7,9 @@
  * every vector before it can count it; by Little's law the bytes in flight
  * set the rate, and here each thread keeps one more vector in flight.
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit cd59140): no gain: 2266 GB/s on uniform
- * bytes, 2940 skewed, 4189 equal: 0.2% and 0.8% faster than step 03 on
- * uniform and skewed bytes, 2.4% slower on equal ones. Why was not measured. */
+ * results/H200/histogram.txt, commit 13f861f): no gain: 2267 GB/s on uniform
+ * bytes, 2929 skewed, 4288 equal: 0.2%, 0.3% and 2.1% slower than step 03 on
+ * uniform, skewed and equal bytes. Why was not measured. */
 template <int BINS>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)
 hist_shared_private_prefetch(const unsigned char *__restrict__ data, size_t n, u64 *__restrict__ hist)

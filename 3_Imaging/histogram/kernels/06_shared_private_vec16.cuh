@@ -9,11 +9,11 @@
  *
  * Why it could matter: a 16-byte load that misses holds L1 lines until its
  * data arrives, so a smaller L1 may cap the bytes in flight (step 13 found
- * that it does: +1.5 to 2.2% at 256 bins, +4.0 to 4.8% at 64, when L1 grew
+ * that it does: +2.0 to 2.2% at 256 bins, +5.6 to 6.9% at 64, when L1 grew
  * back to 156 KiB). Measured (H200,
- * 512 MiB, 256 bins; results/H200/histogram.txt, commit cd59140): 2352 GB/s on
- * uniform bytes (110.3% of CUB), 3135 skewed, 4113 equal (117.5% of CUB):
- * 3.9% and 6.8% faster than step 05 on uniform and skewed bytes, 2.0% slower
+ * 512 MiB, 256 bins; results/H200/histogram.txt, commit 13f861f): 2354 GB/s on
+ * uniform bytes (111.3% of CUB), 3112 skewed, 4197 equal (118.8% of CUB):
+ * 3.8% and 6.5% faster than step 05 on uniform and skewed bytes, 2.2% slower
  * on equal ones; why was not measured. Equal bytes run near the memory's
  * rate; uniform ones are held back by bank conflicts in the one copy (README,
  * "Why contention depends on the input"). */

@@ -9,9 +9,9 @@
  * pattern inside one warp's atomic instruction (each copy has the same).
  *
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit cd59140): it did not help: 2346 GB/s on
- * uniform bytes against step 06's 2352, 3129 against 3135 skewed, 4094
- * against 4113 equal. The same-word traffic between warps that it removes
+ * results/H200/histogram.txt, commit 13f861f): it did not help: 2345 GB/s on
+ * uniform bytes against step 06's 2354, 3104 against 3112 skewed, 4174
+ * against 4197 equal. The same-word traffic between warps that it removes
  * cost nothing measurable. */
 template <int BINS>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)

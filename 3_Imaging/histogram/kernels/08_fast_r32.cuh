@@ -14,9 +14,9 @@
  * 256 bins (README, "Why contention depends on the input"); here 1.
  *
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit cd59140): 3902 GB/s on uniform bytes
- * against step 07's 2346 (183.0% of CUB), 3935 skewed; on equal bytes, which
- * had no bank conflicts to lose, 3934 against 4094: its merge costs more
+ * results/H200/histogram.txt, commit 13f861f): 3958 GB/s on uniform bytes
+ * against step 07's 2345 (187.1% of CUB), 3995 skewed; on equal bytes, which
+ * had no bank conflicts to lose, 4000 against 4174: its merge costs more
  * (step 12 measures it).
  *
  * GROUPS: the sets of 32 lane copies; one here (step 09 launches this kernel

@@ -7,9 +7,9 @@
  * bytes is warps updating the same word back to back; two sets halve that.
  *
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit cd59140): it did not help: 3845 GB/s on
- * uniform bytes against step 08's 3902, 3858 against 3934 on equal bytes
- * (1.5-2.1% slower on every input). Same-word atomics from different warps
+ * results/H200/histogram.txt, commit 13f861f): it did not help: 3837 GB/s on
+ * uniform bytes against step 08's 3958, 3893 against 4000 on equal bytes
+ * (2.8-3.5% slower on every input). Same-word atomics from different warps
  * cost nothing that more copies win back. */
 template <int BINS>
 constexpr auto hist_fast_r64 = hist_fast_r32<BINS, 2>;

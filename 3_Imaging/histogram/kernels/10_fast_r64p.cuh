@@ -16,9 +16,9 @@
  * Why: packing is what lets step 11 fit 128 copies; alone it costs two
  * instructions per byte and buys nothing, so this step shows its price.
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit cd59140): 3835 GB/s on uniform bytes
- * against step 09's 3845 (0.3% slower), 3944 against 3858 on equal bytes
- * (2.3% faster): not the price expected there; why was not measured.
+ * results/H200/histogram.txt, commit 13f861f): 3817 GB/s on uniform bytes
+ * against step 09's 3837 (0.6% slower), 3950 against 3893 on equal bytes
+ * (1.5% faster): not the price expected there; why was not measured.
  *
  * GROUPS: the sets of 32 lane copies; two here, as in step 09 (step 11
  * launches this kernel with four). */

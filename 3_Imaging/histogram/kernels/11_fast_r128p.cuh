@@ -11,13 +11,14 @@
  * arithmetic.
  *
  * Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit cd59140): 3867 GB/s on uniform bytes
- * against step 10's 3835, 3952 against 3944 on equal bytes (+0.1-0.9%), and
- * within 1.5% of step 08 (0.9% behind on uniform bytes, 0.4% ahead on
- * equal); at 64 bins 2.2-3.4% behind step 08
- * (results/H200/histogram__bins_64.txt, commit cd59140). In the run at
+ * results/H200/histogram.txt, commit 13f861f): 3833 GB/s on uniform bytes
+ * against step 10's 3817, 3950 against 3950 on equal bytes (0 to +0.5% on
+ * every input), and 1.3-3.6% behind step 08 (3.3% on uniform bytes, 1.3% on
+ * equal); at 64 bins 3.6-7.1% behind step 08
+ * (results/H200/histogram__bins_64.txt, commit 13f861f). In the run at
  * d4ff6ab, when steps 06 to 11 were one template kernel, it was 1-3% behind
- * steps 08 and 09 (README, "Which fast configuration wins"): differences of
- * this size decide nothing. Step 12 builds on step 08 (fast_r32). */
+ * steps 08 and 09 as well, and at 3865df4 up to 1.6% ahead at 256 bins
+ * (README, "Which fast configuration wins"): more copies did not pay. Step
+ * 12 builds on step 08 (fast_r32). */
 template <int BINS>
 constexpr auto hist_fast_r128p = hist_fast_r64p<BINS, 4>;

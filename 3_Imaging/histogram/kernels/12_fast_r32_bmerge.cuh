@@ -19,12 +19,12 @@
  * GiB + 1 runs gave step 08 about twice step 06's fixed cost per launch (16.6
  * against 8.8 us, in the run at d4ff6ab) although the two launch alike and
  * differ outside the counting loop only in the merge (README, "Steps 12 to
- * 16"). Measured (H200, 512 MiB, 256 bins; results/H200/histogram.txt, commit cd59140):
- * 4095 GB/s on uniform bytes against step 08's 3902 (192.1% of CUB), 4086
- * against 3934 on equal bytes (116.7%), 4.8-6.5 us less; in the run at
+ * 16"). Measured (H200, 512 MiB, 256 bins; results/H200/histogram.txt, commit 13f861f):
+ * 4163 GB/s on uniform bytes against step 08's 3958 (196.8% of CUB), 4170
+ * against 4000 on equal bytes (118.1%), 5.4-6.6 us less; in the run at
  * 3865df4 the fitted fixed cost fell from 14.8-15.2 to 8.1-8.6 us (README).
- * At 64 bins it was 2.1-2.3% slower than step 08 (not investigated;
- * results/H200/histogram__bins_64.txt, commit cd59140).
+ * At 64 bins it was 3.3-4.3% slower than step 08 (not investigated;
+ * results/H200/histogram__bins_64.txt, commit 13f861f).
  *
  * FIT is not read by the code: it is 1 in step 13, which launches this
  * kernel with the carveout sized to need. The carveout is an attribute of

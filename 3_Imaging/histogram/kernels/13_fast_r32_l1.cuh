@@ -11,9 +11,9 @@
  * is 3.8 MB, which at 4.4 TB/s covers under 0.9 us of latency (Little's law),
  * about what a read from HBM under load takes, while the threads of an SM
  * want 32-64 KiB in flight. Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit cd59140): 4160 GB/s on uniform bytes
- * against step 12's 4095 (+1.5%, 195.2% of CUB), 4155 against 4086 on equal
- * bytes (+1.7%); in the run at 3865df4 the fitted rate rose from 4.40-4.42
+ * results/H200/histogram.txt, commit 13f861f): 4254 GB/s on uniform bytes
+ * against step 12's 4163 (+2.2%, 201.1% of CUB), 4261 against 4170 on equal
+ * bytes (+2.2%); in the run at 3865df4 the fitted rate rose from 4.40-4.42
  * to 4.55-4.57 TB/s (README). */
 template <int BINS>
 constexpr auto hist_fast_r32_l1 = hist_fast_r32_bmerge<BINS, 1>;

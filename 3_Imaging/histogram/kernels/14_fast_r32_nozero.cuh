@@ -12,10 +12,10 @@
  * Why it should help: it saves the 2 KiB memset and the gap between it and
  * the kernel, bounded by CUB's whole fixed cost (about 3 us); predicted 1 to
  * 1.5 us less per launch. Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit cd59140): medians 1.1 us less on uniform
- * bytes (4195 GB/s, 196.8% of CUB), 1.5 us less on equal bytes (4204 GB/s,
- * 120.1% of CUB): the fastest variant on uniform and skewed bytes (on equal
- * bytes step 03 is faster, 4289 GB/s). */
+ * results/H200/histogram.txt, commit 13f861f): medians 0.9 us less on uniform
+ * bytes (4284 GB/s, 202.6% of CUB), 0.7 us less on equal bytes (4286 GB/s,
+ * 121.4% of CUB), a little under the prediction: the fastest variant on
+ * uniform and skewed bytes (on equal bytes step 03 is faster, 4379 GB/s). */
 template <int BINS>
 __global__ void __launch_bounds__(PRIV_THREADS, 2)
 hist_fast_r32_nozero(const unsigned char *__restrict__ data, size_t n, u64 *__restrict__ hist,

@@ -8,9 +8,9 @@
  * large (step 13), more requests in flight that hold no L1 line get past the
  * cap; if not, predicted within 1-2% of step 14 (6 instructions more per
  * vector). Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit cd59140): it failed: 3734 GB/s on
- * uniform bytes against step 14's 4195, 3753 against 4204 on equal bytes,
- * 12-14% slower on every input at both sizes and both bin counts. The fit puts the
+ * results/H200/histogram.txt, commit 13f861f): it failed: 3774 GB/s on
+ * uniform bytes against step 14's 4284, 3777 against 4286 on equal bytes,
+ * 13-15% slower on every input at both sizes and both bin counts. The fit puts the
  * loss in the streaming rate, not the fixed cost; what causes it was not
  * measured (README, "Steps 12 to 16"). */
 #define L2PF_AHEAD 4   /* the vector this many rounds ahead is prefetched */

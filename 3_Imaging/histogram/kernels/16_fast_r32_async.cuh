@@ -13,9 +13,9 @@
  * more (the copy's write and one LDS.128), 8 more shared-memory passes per
  * warp to the 16 of its atomics, and 71 instructions per vector instead of
  * 60. Measured (H200, 512 MiB, 256 bins;
- * results/H200/histogram.txt, commit cd59140): it gained nothing: 4028 GB/s
- * on uniform bytes against step 14's 4195 (4.1% slower), 4106 against 4204 on
- * equal bytes (2.4% slower). In this run its median was within 1.4% of its
+ * results/H200/histogram.txt, commit 13f861f): it gained nothing: 3929 GB/s
+ * on uniform bytes against step 14's 4284 (9.1% slower), 4147 against 4286 on
+ * equal bytes (3.4% slower). In this run its median was within 1.0% of its
  * fastest run on every input; the runs at d4ff6ab and 3865df4 saw it 7-10%
  * apart (README). */
 #define ASYNC_STAGES 4   /* ring slots per thread; one fewer vectors in flight */

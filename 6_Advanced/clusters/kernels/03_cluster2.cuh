@@ -9,8 +9,8 @@
  * Why it could help: one pass over the input instead of two: step 02 reads
  * every sample twice and throws half of each pass away.
  *
- * Measured: 1.65 ms at 512 MiB of uniform samples, 1.74x step 01's global
- * atomics (2.878 ms) but 3.1x slower than step 02 (0.5292 ms); 2.603 ms on
- * the skewed input (results/H200/clusters.txt, commit cd59140). The read it
+ * Measured: 1.649 ms at 512 MiB of uniform samples, 1.74x step 01's global
+ * atomics (2.877 ms) but 3.1x slower than step 02 (0.5329 ms); 2.605 ms on
+ * the skewed input (results/H200/clusters.txt, commit 13f861f). The read it
  * saves cost less than sending half the adds to the other block. */
 constexpr auto hist_cluster2 = hist_cluster<2, 1>;

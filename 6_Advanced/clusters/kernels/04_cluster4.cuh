@@ -9,8 +9,8 @@
  * over more SMs; against it, a larger share of the adds crosses the SM-to-SM
  * network.
  *
- * Measured: 3.455 ms at 512 MiB of uniform samples, 2.09x slower than step
- * 03 and slower than step 01's global atomics (2.878 ms); 6.219 ms on the
- * skewed input, against 2.603 for step 03 (results/H200/clusters.txt, commit cd59140).
+ * Measured: 3.453 ms at 512 MiB of uniform samples, 2.09x slower than step
+ * 03 and slower than step 01's global atomics (2.877 ms); 6.217 ms on the
+ * skewed input, against 2.605 for step 03 (results/H200/clusters.txt, commit 13f861f).
  * The larger share of remote adds cost more than the extra blocks gained. */
 constexpr auto hist_cluster4 = hist_cluster<4, 1>;

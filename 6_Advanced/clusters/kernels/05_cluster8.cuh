@@ -8,8 +8,8 @@
  * Why it could help: as step 04; and a cluster of 8 must find 8 free block
  * slots on one GPC at once.
  *
- * Measured: 3.385 ms at 512 MiB of uniform samples, no real change: 2%
- * faster than step 04 (3.455 ms); 9.824 ms on the skewed input, 1.58x slower
- * than step 04 (results/H200/clusters.txt, commit cd59140): 30 clusters of
+ * Measured: 3.562 ms at 512 MiB of uniform samples, a little worse: 3%
+ * slower than step 04 (3.453 ms); 9.812 ms on the skewed input, 1.58x slower
+ * than step 04 (results/H200/clusters.txt, commit 13f861f): 30 clusters of
  * 8 fit at once, so fewer blocks receive the skewed input's low bins. */
 constexpr auto hist_cluster8 = hist_cluster<8, 1>;

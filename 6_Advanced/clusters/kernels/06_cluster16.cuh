@@ -10,8 +10,8 @@
  * Why it could help: as step 05, with the same trade-off pushed further:
  * fifteen adds in sixteen are remote.
  *
- * Measured: 3.813 ms at 512 MiB of uniform samples, 13% slower than step
- * 05 (3.385 ms); 16.5 ms on the skewed input, 1.68x slower than step 05
- * (results/H200/clusters.txt, commit cd59140). Only 14 clusters of 16 fit at
+ * Measured: 3.808 ms at 512 MiB of uniform samples, 7% slower than step
+ * 05 (3.562 ms); 16.46 ms on the skewed input, 1.68x slower than step 05
+ * (results/H200/clusters.txt, commit 13f861f). Only 14 clusters of 16 fit at
  * once on our H200 (the run's notes), 224 blocks against step 05's 240. */
 constexpr auto hist_cluster16 = hist_cluster<16, 1>;

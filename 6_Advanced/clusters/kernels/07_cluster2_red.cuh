@@ -13,8 +13,8 @@
  * in its own block, got atom.shared.add and beat every real cluster in our
  * first H200 run; this gives the cluster's adds an address space too.
  *
- * Measured: no change. 1.648 ms at 512 MiB of uniform samples against step
- * 03's 1.65 ms, and 2.603 ms on the skewed input for both (results/H200/clusters.txt, commit cd59140).
+ * Measured: no change. 1.647 ms at 512 MiB of uniform samples against step
+ * 03's 1.649 ms, and 2.603 against 2.605 ms on the skewed input (results/H200/clusters.txt, commit 13f861f).
  * How a thread issues the remote add is not what it costs; the README's deep
  * dive counts the adds per second against the DSMEM probe. */
 

@@ -10,8 +10,8 @@
  * Why it is here: it runs on any GPU and any shape (K need not be a multiple
  * of 16), and every product of two e4m3 values is exact in FP32, so with
  * small-integer inputs it is exact: the first thing to trust.
- * Measured: 67.04 ms at 8192^3 on the H200, 16402 GFLOP/s, 1.087% of cuBLASLt
- * FP8 in the same round robin (results/H200/fp8Gemm.txt, commit cd59140). Its
+ * Measured: 67.16 ms at 8192^3 on the H200, 16371 GFLOP/s, 1.041% of cuBLASLt
+ * FP8 in the same round robin (results/H200/fp8Gemm.txt, commit 13f861f). Its
  * errors equal cuBLASLt's with FP32 accumulation (err_z 1.716). */
 #define S1_BM 64
 #define S1_BN 64

@@ -12,10 +12,10 @@
  * Why it should help: in step 2 thread 0 stalls its warpgroup's wgmma while
  * it waits for the slowest warp to free a stage, and every consumer drains
  * the tensor-core queue at each K-step.
- * Measured: 0.871 ms at 8192^3 on the H200, 83.69% of cuBLASLt FP8 (fast
- * accumulation), 1.30x step 2 (results/H200/fp8Gemm.txt, commit cd59140);
- * 74.1% at 4096^3
- * (results/H200/fp8Gemm__m_4096_n_4096_k_4096.txt, commit cd59140).
+ * Measured: 0.8513 ms at 8192^3 on the H200, 82.1% of cuBLASLt FP8 (fast
+ * accumulation), 1.32x step 2 (results/H200/fp8Gemm.txt, commit 13f861f);
+ * 73.93% at 4096^3
+ * (results/H200/fp8Gemm__m_4096_n_4096_k_4096.txt, commit 13f861f).
  *
  * Barriers, per stage s and use n = g / STAGES of it (g counts K-steps across
  * tiles): full[s] (count 1) completes phase n when K-step g's data is in;

@@ -9,10 +9,10 @@
  * twice as many flops, and every wgmma does twice the work for the same
  * issue overhead; FP8 needs this more than BF16, since each byte of a tile
  * carries twice the flops' worth of operand at twice the rate.
- * Measured: 0.8128 ms at 8192^3 on the H200, 89.68% of cuBLASLt FP8 (fast
- * accumulation), 1.07x step 3 (results/H200/fp8Gemm.txt, commit cd59140); at
- * 6000 x 5000 x 4000, 1.19x step 3 (0.2152 ms against 0.2562:
- * results/H200/fp8Gemm__m_6000_n_5000_k_4000.txt, commit cd59140). */
+ * Measured: 0.7798 ms at 8192^3 on the H200, 89.64% of cuBLASLt FP8 (fast
+ * accumulation), 1.09x step 3 (results/H200/fp8Gemm.txt, commit 13f861f); at
+ * 6000 x 5000 x 4000, 1.18x step 3 (0.2178 ms against 0.2568:
+ * results/H200/fp8Gemm__m_6000_n_5000_k_4000.txt, commit 13f861f). */
 struct wgmma_ws_128x256_cfg {
     static constexpr int BN = 256, STAGES = 4;
     static constexpr bool PERSISTENT = false;

@@ -9,12 +9,12 @@
  * start up (barrier init, tensor-map prefetch) per tile. An FP8 tile's
  * main loop is half as long as a BF16 one's, so the epilogue is a larger
  * share of the time.
- * Measured: 0.797 ms at 8192^3 on the H200, 91.46% of cuBLASLt FP8 (fast
- * accumulation), 1.02x step 4 (results/H200/fp8Gemm.txt, commit cd59140);
- * 84.01% at 4096^3, 1.05x step 4
- * (results/H200/fp8Gemm__m_4096_n_4096_k_4096.txt, commit cd59140); but at
- * 6000 x 5000 x 4000 1.04x SLOWER than step 4 (0.223 ms against 0.2152:
- * results/H200/fp8Gemm__m_6000_n_5000_k_4000.txt, commit cd59140), not yet
+ * Measured: 0.7648 ms at 8192^3 on the H200, 91.39% of cuBLASLt FP8 (fast
+ * accumulation), 1.02x step 4 (results/H200/fp8Gemm.txt, commit 13f861f);
+ * 83.69% at 4096^3, 1.05x step 4
+ * (results/H200/fp8Gemm__m_4096_n_4096_k_4096.txt, commit 13f861f); but at
+ * 6000 x 5000 x 4000 1.03x SLOWER than step 4 (0.2235 ms against 0.2178:
+ * results/H200/fp8Gemm__m_6000_n_5000_k_4000.txt, commit 13f861f), not yet
  * explained. */
 struct wgmma_ws_persistent_cfg {
     static constexpr int BN = 256, STAGES = 4;

@@ -11,8 +11,8 @@
  * array to avoid it. We do not: the sample's later steps leave the tree
  * behind altogether (warp shuffles, step 04).
  *
- * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit cd59140):
- * 3.825 ms, 17.87% of CUB: 0.84x step 01, slower despite a third of the
+ * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit 13f861f):
+ * 3.845 ms, 18.02% of CUB: 0.84x step 01, slower despite a third of the
  * additions. A hypothesis, not profiled: the tree's dependent levels and the
  * bank conflicts above (2-way at the first level, up to 16-way deeper). */
 #define BL_BLOCK 256

@@ -7,8 +7,8 @@
  * 2n and wrote 2n: the scanned array no longer makes a round trip through
  * memory just to get an offset added.
  *
- * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit cd59140):
- * 3.346 ms, 20.43% of CUB: 1.14x step 02, but still behind step 01: the
+ * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit 13f861f):
+ * 3.35 ms, 20.68% of CUB: 1.15x step 02, but still behind step 01: the
  * block scan is still step 02's. */
 
 /* Pass 1: the sum of each BL_TILE-element tile, by warp shuffles. */

@@ -30,8 +30,8 @@
  * to a block that is already running and will finish; with blockIdx a block
  * could wait for a tile whose block is not yet scheduled.
  *
- * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit cd59140):
- * 0.9721 ms, 70.32% of CUB: 1.09x step 04; a third less traffic, but the
+ * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit 13f861f):
+ * 0.9876 ms, 70.17% of CUB: 1.08x step 04; a third less traffic, but the
  * loads and stores are not coalesced (step 06). */
 #define LB_INVALID 0u
 #define LB_AGGREGATE 1u

@@ -15,8 +15,8 @@
  * 128-word row) and the blocked reads (lane l, word 16l + j) each hit 32
  * different banks.
  *
- * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit cd59140):
- * 0.7407 ms, 92.29% of CUB: 1.31x step 05, the largest look-back step. */
+ * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit 13f861f):
+ * 0.7552 ms, 91.75% of CUB: 1.31x step 05, the largest look-back step. */
 #define TR_WARP_ITEMS (32 * WS_ITEMS)                     /* 512 elements per warp */
 #define TR_WARP_WORDS (TR_WARP_ITEMS + TR_WARP_ITEMS / 32) /* with padding */
 

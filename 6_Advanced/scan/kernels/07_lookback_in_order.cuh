@@ -22,9 +22,9 @@
  * this step launches it as step 06 runs, 256 x 16, LB_MIN_BLOCKS = 8
  * blocks per SM, no waits; steps 08 and 09 change only these.
  *
- * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit cd59140):
- * 0.7282 ms, 93.88% of CUB: 1.02x step 06 (exclusive: 95.01% against
- * 92.5%). */
+ * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit 13f861f):
+ * 0.7389 ms, 93.78% of CUB: 1.02x step 06 (exclusive: 93.54% against
+ * 91.47%). */
 template <typename T, bool EXCLUSIVE, int BLOCK, int ITEMS, int MIN_BLOCKS, int FIRST_WAIT_NS,
           int POLL_WAIT_NS>
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)

@@ -20,7 +20,7 @@
  * look_back's waits (kernels/05_decoupled_lookback.cuh) switched on; only
  * the launch in scan.cu changes.
  *
- * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit cd59140):
- * 0.6495 ms, 105.2% of CUB: 1.12x step 07, past CUB (exclusive: 105.9%). */
+ * Measured on the H200, 2^28 int32, inclusive (results/H200/scan.txt, commit 13f861f):
+ * 0.6577 ms, 105.4% of CUB: 1.12x step 07, past CUB (exclusive: 104.6%). */
 #define PT_FIRST_WAIT_NS 1245
 #define PT_POLL_WAIT_NS 648
