@@ -324,7 +324,7 @@ grep -q "^L3 *scale_add__late_one_off.py" "$tmp/slices2.txt" && \
 # the timed batches back to back: no SHOW between the first batch's PREP and the last
 # batch's RUN; each batch's checked call kept (KEEP) and shown after the last batch;
 # each call of a batch followed by a synchronize, as KernelBench's events time a call
-KGATE_KB_CHUNK=4096 run --kernelbench=$kb/problems/scale_add.py --work="$tmp/order2" \
+KGATE_KB_CHUNK=4096 run --kernelbench=$kb/problems/scale_add.py --work="$tmp/order2" --json="$tmp/order2.json" \
     --kb-runner="$tmp/orunner/fake_runner.py" $kb/candidates/scale_add__good.py > "$tmp/order2.txt" 2>&1
 # (PASS or L4: the fake's times are noisy on a loaded machine; the order is what counts)
 if grep -q -E "^(PASS|L4) *scale_add__good.py" "$tmp/order2.txt" && $py - "$tmp/order2/000_cand.run.log" <<'EOF'
@@ -352,6 +352,35 @@ for n in batch:   # each call of a timed batch ended by a synchronize, then the 
     assert syncs == k + 1, ("a batch of %d calls, %d synchronizes" % (k, syncs))
 EOF
 then ok; else bad "the timed batches not back to back, or their checked calls not all shown after them: $(grep -A2 '^[A-Z0-9]* *scale_add__good' "$tmp/order2.txt" | tr '\n' ' ')"; fi
+# KernelBench's events twice, in each runner: every call on the same inputs (theirs), then
+# each on the next of the last batch's input sets (rotate=1, as the judge's batches); both
+# figures in the report and the JSON
+if grep -A6 -E "^(PASS|L4) *scale_add__good.py" "$tmp/order2.txt" | grep -q "KernelBench's events, each call on new inputs: [0-9.]* ms vs [0-9.]* ms: speedup [0-9.]*" && \
+    grep -q '"kb_new_speedup":[0-9.]' "$tmp/order2.json"; then ok
+else bad "no figure of KernelBench's events on new inputs: $(grep -A6 '^[A-Z0-9]* *scale_add__good' "$tmp/order2.txt" | tr '\n' ' ')"; fi
+for side in cand ref; do
+    if $py - "$tmp/order2/000_$side.run.log" <<'EOF'
+import sys
+ev = [l.split()[1:] for l in open(sys.argv[1]) if l.startswith("kgate-order: ")]
+batches = [e for e in ev if e[0] == "PREP" and any(a.startswith("seeds=") and "," in a for a in e[2:])]
+k = len(next(a for a in batches[-1][2:] if a.startswith("seeds=")).split(","))
+seen = {}
+for n, e in enumerate(ev):
+    if e[0] == "KBTIME":
+        calls = []
+        for f in ev[n + 1:]:
+            if f[0] == "CALL":
+                calls.append(f[2])
+            elif f[0] != "SYNC":
+                break
+        seen["rotate=1" in e[2:]] = calls
+assert set(seen) == {False, True}, "KBTIME runs: %s" % sorted(seen)
+assert len(seen[False]) == len(seen[True]) == 103, (len(seen[False]), len(seen[True]))
+assert len(set(seen[False])) == 1, "KernelBench's method: %d input sets" % len(set(seen[False]))
+assert len(set(seen[True])) == k, "rotate=1: %d input sets of the last batch's %d" % (len(set(seen[True])), k)
+EOF
+    then ok; else bad "$side: KernelBench's events on the same inputs and on each of the last batch's (log: $tmp/order2/000_$side.run.log)"; fi
+done
 # where the kept calls would not fit the batch's memory, each is compared at once: the wrong
 # element still found in batch 1's checked call
 KGATE_KB_BATCH_BYTES=1 KGATE_KB_CHUNK=4096 run --kernelbench=$kb/problems/scale_add.py --work="$tmp/slices3" \

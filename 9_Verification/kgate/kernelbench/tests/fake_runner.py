@@ -16,9 +16,10 @@ never hang and never crash. With a file EMPTY_ARCH beside it, its build step
 is given --arch= (no architecture), whatever the gate passed: the real
 build() must refuse it as the gate's own failure. With a file ORDER_LOG
 beside it, every runner (the reference's too) writes a line to its log for
-each PREP, RUN and SHOW it answers (`kgate-order: VERB T ARGS`, T its wall
-clock) and each torch.cuda.synchronize (`kgate-order: SYNC T`): the order the
-two runners ran in."""
+each PREP, RUN, SHOW and KBTIME it answers (`kgate-order: VERB T ARGS`, T its
+wall clock), each torch.cuda.synchronize (`kgate-order: SYNC T`) and each call
+of the model inside KBTIME (`kgate-order: CALL T input=ID`, ID naming the input
+set it got): the order the two runners ran in."""
 import importlib.util
 import os
 import re
@@ -82,6 +83,21 @@ def traced(verb, fn):
     return call
 
 
+def traced_kbtime(fn):
+    """KBTIME, with a line for each call of the model: which input set it got"""
+    def kbtime(self, a):
+        model = self.model
+        def logged(*inp):
+            sys.stderr.write("kgate-order: CALL %.6f input=%d\n" % (time.time(), id(inp[0]) if inp else 0))
+            return model(*inp)
+        self.model = logged
+        try:
+            return fn(self, a)
+        finally:
+            self.model = model
+    return kbtime
+
+
 def traced_sync(fn):
     def sync(*a, **k):
         sys.stderr.write("kgate-order: SYNC %.6f\n" % time.time())
@@ -93,6 +109,7 @@ real.Runner.load, real.Runner.reply, real.Runner.show = load, reply, show
 if order_log:
     for verb in ("prep", "run", "show"):
         setattr(real.Runner, verb, traced(verb.upper(), getattr(real.Runner, verb)))
+    real.Runner.kbtime = traced("KBTIME", traced_kbtime(real.Runner.kbtime))
     import torch.cuda   # the fake's: each synchronize a line too
     torch.cuda.synchronize = traced_sync(torch.cuda.synchronize)
 argv = sys.argv
