@@ -36,7 +36,6 @@ typedef struct {
     int correct, calls;
     double cand_ms, ref_ms, speedup;              /* the judge's clock */
     double kb_cand_ms, kb_ref_ms, kb_speedup;     /* KernelBench's events */
-    double kb_new_cand_ms, kb_new_ref_ms, kb_new_speedup; /* the same, each call on new inputs */
     double allow_c_ms, allow_r_ms, charge_ms;
     double prep_c_ms, prep_r_ms;                  /* input preparation of the batch that gave the figure */
     double t_start, t_total;                      /* its processing's start (kg_now); to its verdict */

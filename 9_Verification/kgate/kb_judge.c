@@ -295,17 +295,14 @@ static int kb_allowance(kb_side *s, int k, const kb_meta *out, double timeout, d
     return 0;
 }
 
-/* KernelBench's own figure (for information): its 103 calls may take up to
- * 5 times the reference's time each, plus 10 s. -1 when it did not come.
- * rotate: each call on the next of the last batch's input sets, as the
- * judge's batches do, where KernelBench gives every call the same inputs
- * (which the L2 may still hold): the two figures apart show what that is worth. */
-static double kb_kbtime(kb_side *s, double ref_ms, int rotate)
+/* KernelBench's own figure (for information; its cuda_event method, an L2
+ * flush before each call): its 104 calls may take up to 5 times the
+ * reference's time each, plus 10 s. -1 when it did not come. */
+static double kb_kbtime(kb_side *s, double ref_ms)
 {
     kb_reply rep;
-    double ms, timeout = 10 + (isfinite(ref_ms) ? 103 * 5 * ref_ms / 1e3 : 60);
-    if (kb_do(s, timeout, &rep, NULL, 0, "KBTIME warmup=3 trials=100%s", rotate ? " rotate=1" : "") != 0 ||
-        kb_field_ms(&rep, "mean_ms", &ms) != 0)
+    double ms, timeout = 10 + (isfinite(ref_ms) ? 104 * 5 * ref_ms / 1e3 : 60);
+    if (kb_do(s, timeout, &rep, NULL, 0, "KBTIME warmup=3 trials=100") != 0 || kb_field_ms(&rep, "mean_ms", &ms) != 0)
         return -1;
     return ms;
 }
@@ -423,8 +420,7 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
         double ms = kb_batch_ms(int_r[b], res->allow_r_ms, 0, k);
         if (b > 0 && ms < res->ref_ms) res->ref_ms = ms;
     }
-    res->kb_ref_ms = kb_kbtime(&ref, 4 * res->ref_ms, 0);
-    res->kb_new_ref_ms = kb_kbtime(&ref, 4 * res->ref_ms, 1);
+    res->kb_ref_ms = kb_kbtime(&ref, 4 * res->ref_ms);
 
     /* the candidate: the allowance before any of its code is loaded */
     if (kb_allowance(&cand, k, &like[0], tmo, &res->allow_c_ms) != 0) { kb_fail(res, &cand, 1, "calibration"); return; }
@@ -539,11 +535,9 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
             }
         }
     }
-    res->kb_cand_ms = kb_kbtime(&cand, res->ref_ms, 0);
-    res->kb_new_cand_ms = kb_kbtime(&cand, res->ref_ms, 1);
+    res->kb_cand_ms = kb_kbtime(&cand, res->ref_ms);
     res->speedup = res->cand_ms > 0 ? res->ref_ms / res->cand_ms : 0;
     res->kb_speedup = res->kb_cand_ms > 0 && res->kb_ref_ms > 0 ? res->kb_ref_ms / res->kb_cand_ms : 0;
-    res->kb_new_speedup = res->kb_new_cand_ms > 0 && res->kb_new_ref_ms > 0 ? res->kb_new_ref_ms / res->kb_new_cand_ms : 0;
     if (res->speedup < KB_FLOOR) {
         res->verdict = KG_V_L4;
         snprintf(res->reason, sizeof res->reason, "too slow: %.4f ms a call against the reference's %.4f ms "

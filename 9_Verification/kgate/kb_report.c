@@ -28,12 +28,10 @@ void kb_print(FILE *f, const kb_result *r)
     if (r->correct && r->cand_ms > 0 && isfinite(r->cand_ms))
         fprintf(f, "    judge's clock: %.4f ms a call vs the reference's %.4f ms: speedup %.3f (batches of %d; "
                    "allowance %.3f / %.3f ms; input preparation %.3f / %.3f ms, charged %.3f ms)\n"
-                   "    KernelBench's events: %.4f ms vs %.4f ms: speedup %.3f (for information)\n"
-                   "    KernelBench's events, each call on new inputs: %.4f ms vs %.4f ms: speedup %.3f (for information)\n",
+                   "    KernelBench's events: %.4f ms vs %.4f ms: speedup %.3f (for information)\n",
                 r->cand_ms, r->ref_ms, r->speedup, r->calls, r->allow_c_ms, r->allow_r_ms, r->prep_c_ms, r->prep_r_ms,
                 r->charge_ms,
-                r->kb_cand_ms, r->kb_ref_ms, r->kb_speedup,
-                r->kb_new_cand_ms, r->kb_new_ref_ms, r->kb_new_speedup);
+                r->kb_cand_ms, r->kb_ref_ms, r->kb_speedup);
     if (r->notes[0]) {
         char m[700];
         kg_text_escape(r->notes, 300, m, sizeof m);
@@ -77,9 +75,6 @@ int kb_write_json(const char *path, const kb_result *r, int n, const double *sco
         jnum(f, "kb_cand_ms", timed && r[i].kb_cand_ms > 0 ? r[i].kb_cand_ms : NAN);
         jnum(f, "kb_ref_ms", timed && r[i].kb_ref_ms > 0 ? r[i].kb_ref_ms : NAN);
         jnum(f, "kb_speedup", timed && r[i].kb_speedup > 0 ? r[i].kb_speedup : NAN);
-        jnum(f, "kb_new_cand_ms", timed && r[i].kb_new_cand_ms > 0 ? r[i].kb_new_cand_ms : NAN);
-        jnum(f, "kb_new_ref_ms", timed && r[i].kb_new_ref_ms > 0 ? r[i].kb_new_ref_ms : NAN);
-        jnum(f, "kb_new_speedup", timed && r[i].kb_new_speedup > 0 ? r[i].kb_new_speedup : NAN);
         fprintf(f, "\"calls_per_batch\":%d,\"static\":[", r[i].calls);
         for (int k = 0; k < r[i].n_find; k++) {
             fprintf(f, "%s{", k ? "," : "");

@@ -18,7 +18,7 @@
  *      same inputs as the reference.
  *
  * The clock. One timed batch is PREP (K input sets from seeds the gate draws,
- * off the clock) then, on the clock, RUN (K calls, each followed by a
+ * off the clock) then, on the clock, RUN (K calls queued back to back and a
  * device-wide synchronize in the runner) and DIGEST (every call's whole
  * output dotted with a random vector drawn from a seed the gate sends only
  * after RUN's answer). The clock stops when the digests arrive; they must match the
@@ -32,7 +32,8 @@
  * is the same interval with null calls, measured before the candidate is
  * loaded; the charge is whatever the candidate's PREP took beyond the
  * reference's for the same inputs (work hidden in the preparation).
- * KernelBench's own figure (CUDA events on the current stream, 3 warm-up
+ * KernelBench's own figure (its cuda_event method: CUDA events on the
+ * current stream around each call, the L2 flushed before it; 3 warm-up
  * calls, 100 timed) is reported beside it, for information only.
  * Steps 2 and 3 for one pair (the runners' commands, the trials, the
  * clock) are kb_judge.c's; the report (each pair's lines, the JSON, the time
@@ -819,7 +820,8 @@ int kb_main(kg_gate *g)
     printf("# kernelbench: static pass: %s\n", g->kb_rules[0] ? g->kb_rules : "none (ast_rules.py is not installed: "
                                                                               "make -C 9_Verification/kgate installs it)");
     printf("# kernelbench: correctness as KernelBench: %d trials, shapes equal, allclose atol=rtol=1e-4 (float32), "
-           "1e-2 (float16, bfloat16); timing: the judge's clock, %d batches after a warm-up\n", KB_TRIALS, KB_BATCHES - 1);
+           "1e-2 (float16, bfloat16); timing: the judge's clock, %d batches after a warm-up; KernelBench's events as its "
+           "cuda_event timing (an L2 flush before each call), for information\n", KB_TRIALS, KB_BATCHES - 1);
     fflush(stdout);
     char work[PATH_MAX];
     if (o->work) {

@@ -17,9 +17,10 @@ is given --arch= (no architecture), whatever the gate passed: the real
 build() must refuse it as the gate's own failure. With a file ORDER_LOG
 beside it, every runner (the reference's too) writes a line to its log for
 each PREP, RUN, SHOW and KBTIME it answers (`kgate-order: VERB T ARGS`, T its
-wall clock), each torch.cuda.synchronize (`kgate-order: SYNC T`) and each call
-of the model inside KBTIME (`kgate-order: CALL T input=ID`, ID naming the input
-set it got): the order the two runners ran in."""
+wall clock), each torch.cuda.synchronize (`kgate-order: SYNC T`), and inside
+KBTIME each call of the model (`kgate-order: CALL T input=ID`, ID naming the
+input set it got) and each tensor made by torch.empty (`kgate-order: EMPTY T
+numel=N`): the order the two runners ran in."""
 import importlib.util
 import os
 import re
@@ -84,17 +85,23 @@ def traced(verb, fn):
 
 
 def traced_kbtime(fn):
-    """KBTIME, with a line for each call of the model: which input set it got"""
+    """KBTIME, with a line for each call of the model (`CALL T input=ID`, ID
+    naming the input set it got) and for each tensor made empty (`EMPTY T
+    numel=N`: the L2 flush)"""
     def kbtime(self, a):
-        model = self.model
+        model, empty = self.model, self.torch.empty
         def logged(*inp):
             sys.stderr.write("kgate-order: CALL %.6f input=%d\n" % (time.time(), id(inp[0]) if inp else 0))
             return model(*inp)
-        self.model = logged
+        def made(*shape, **kw):
+            x = empty(*shape, **kw)
+            sys.stderr.write("kgate-order: EMPTY %.6f numel=%d\n" % (time.time(), x.numel()))
+            return x
+        self.model, self.torch.empty = logged, made
         try:
             return fn(self, a)
         finally:
-            self.model = model
+            self.model, self.torch.empty = model, empty
     return kbtime
 
 

@@ -39,6 +39,10 @@ def synchronize(dev=None):
     pass
 
 
+def empty_cache():
+    pass
+
+
 class Event:
     def __init__(self, enable_timing=False):
         self.t = None
