@@ -38,6 +38,11 @@ typedef struct {
     double kb_cand_ms, kb_ref_ms, kb_speedup;     /* KernelBench's events */
     double allow_c_ms, allow_r_ms, charge_ms;
     double prep_c_ms, prep_r_ms;                  /* input preparation of the batch that gave the figure */
+    /* the clock's raw measures (the JSON's "clock"; batch 0 is the warm-up) */
+    double one_ms, null1_ms;                      /* the batch length: a batch of one call; a null one */
+    double null_r_ms[KB_CAL], null_c_ms[KB_CAL];  /* each null batch of the two allowances */
+    double int_r_ms[KB_BATCHES], int_c_ms[KB_BATCHES];      /* each timed batch's interval */
+    double bprep_r_ms[KB_BATCHES], bprep_c_ms[KB_BATCHES];  /* and its input preparation */
     double t_start, t_total;                      /* its processing's start (kg_now); to its verdict */
     double build_t0, build_t1;                    /* its build's start and end (kg_now; 0: no build) */
 } kb_result;

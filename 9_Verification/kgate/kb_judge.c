@@ -277,20 +277,23 @@ static int kb_batch(kb_side *s, const unsigned long long *seeds, int k, int null
     return 0;
 }
 
-/* The clock's allowance in a runner: the least of KB_CAL null batches of k
- * calls (CAL: null outputs of the real output's size and dtype). 0, or -1
- * (the runner failed). */
-static int kb_allowance(kb_side *s, int k, const kb_meta *out, double timeout, double *ms)
+/* The clock's allowance in a runner: the least of n null batches of k
+ * calls (CAL: null outputs of the real output's size and dtype; keep: the
+ * buffers KEEP copies the checked calls into, made now); each: every null
+ * batch's interval (NULL: not kept). 0, or -1 (the runner failed). */
+static int kb_allowance(kb_side *s, int k, int n, int keep, const kb_meta *out, double timeout, double *ms,
+                        double *each)
 {
     kb_reply rep;
-    if (kb_do(s, 60, &rep, NULL, 0, "CAL n=%d numel=%lld dtype=%s", k, out->shape.numel,
-              kb_dtype_name(out->dtype)) != 0)
+    if (kb_do(s, 60, &rep, NULL, 0, "CAL n=%d numel=%lld dtype=%s keep=%d", k, out->shape.numel,
+              kb_dtype_name(out->dtype), keep) != 0)
         return -1;
     *ms = INFINITY;
-    for (int c = 0; c < KB_CAL; c++) {
+    for (int c = 0; c < n; c++) {
         double iv;
         if (kb_batch(s, NULL, k, 1, kb_rand(), timeout, NULL, &iv, NULL) != 0) return -1;
         if (iv < *ms) *ms = iv;
+        if (each) each[c] = iv;
     }
     return 0;
 }
@@ -392,22 +395,26 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
     ref.second = 0;
     /* the batch length: about 8 ms of the reference's work (a host's jitter of
      * a tenth of a millisecond stays about 1% of it), at least 4 calls, within
-     * the batch's memory (kb_batch_bytes) of inputs and outputs */
-    double one = 0;
+     * the batch's memory (kb_batch_bytes) of inputs and outputs; one call's
+     * time net of a batch's fixed cost (the least of two batches of one call,
+     * less the least of three null ones) */
+    double one = INFINITY, iv, null1;
     unsigned long long s1[1];
     for (int w = 0; w < 2; w++) {
         s1[0] = kb_rand();
-        if (kb_batch(&ref, s1, 1, 0, kb_rand(), tmo, NULL, &one, NULL) != 0) { kb_fail(res, &ref, 0, "a call"); return; }
+        if (kb_batch(&ref, s1, 1, 0, kb_rand(), tmo, NULL, &iv, NULL) != 0) { kb_fail(res, &ref, 0, "a call"); return; }
+        if (iv < one) one = iv;
     }
-    int k = one > 0 ? (int)ceil(KB_BATCH_MS / one) : KB_MAX_CALLS;
+    if (kb_allowance(&ref, 1, 3, 0, &like[0], tmo, &null1, NULL) != 0) { kb_fail(res, &ref, 0, "calibration"); return; }
     long long per = inbytes + like[0].nbytes, cap = kb_batch_bytes();
-    if (per > 0 && (long long)k > cap / per) k = (int)(cap / per);
-    if (k < KB_MIN_CALLS) k = KB_MIN_CALLS;   /* several calls, so that a skipped one can show */
-    if (per > 0 && (long long)k > cap / per) k = (int)(cap / per);
-    if (k < 1) k = 1;
-    if (k > KB_MAX_CALLS) k = KB_MAX_CALLS;
+    int k = kb_batch_calls(one, null1, per, cap);
     res->calls = k;
-    if (kb_allowance(&ref, k, &like[0], tmo, &res->allow_r_ms) != 0) { kb_fail(res, &ref, 0, "calibration"); return; }
+    res->one_ms = one;
+    res->null1_ms = null1;
+    if (kb_allowance(&ref, k, KB_CAL, 0, &like[0], tmo, &res->allow_r_ms, res->null_r_ms) != 0) {
+        kb_fail(res, &ref, 0, "calibration");
+        return;
+    }
     res->ref_ms = INFINITY;
     for (int b = 0; b < KB_BATCHES; b++) {
         for (int i = 0; i < k; i++) seeds[b][i] = kb_rand();
@@ -419,11 +426,19 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
         }
         double ms = kb_batch_ms(int_r[b], res->allow_r_ms, 0, k);
         if (b > 0 && ms < res->ref_ms) res->ref_ms = ms;
+        res->int_r_ms[b] = int_r[b];
+        res->bprep_r_ms[b] = prep_r[b];
     }
     res->kb_ref_ms = kb_kbtime(&ref, 4 * res->ref_ms);
 
-    /* the candidate: the allowance before any of its code is loaded */
-    if (kb_allowance(&cand, k, &like[0], tmo, &res->allow_c_ms) != 0) { kb_fail(res, &cand, 1, "calibration"); return; }
+    /* the candidate: the allowance before any of its code is loaded, and
+     * the buffers its checked calls are copied into (when they all fit the
+     * batch's memory: otherwise each is compared at once) */
+    int defer = (long long)KB_BATCHES * like[0].nbytes <= cap;
+    if (kb_allowance(&cand, k, KB_CAL, defer ? KB_BATCHES : 0, &like[0], tmo, &res->allow_c_ms, res->null_c_ms) != 0) {
+        kb_fail(res, &cand, 1, "calibration");
+        return;
+    }
     if (kb_do(&cand, 300, &rep, NULL, 0, "LOAD problem=/scratch/problem.py cand=/scratch/cand.py ext=/scratch/ext seed=%llu",
               init_seed) != 0) {
         kb_fail(res, &cand, 1, "load");
@@ -474,14 +489,15 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
 
     /* the candidate's batches: the same inputs, its digests against the reference's.
      * They run back to back, as the reference's did: each batch's checked call
-     * is kept (KEEP) and compared after the last one. A GPU left idle while a
-     * call is compared (a fraction of a second) is slower in the next batch:
-     * on the H200, a batch of about 1 ms took 10% (relu) and 36% (sum_dim)
-     * longer after half a second idle, by the medians. Where the kept calls would not fit the batch's memory, each
-     * is compared at once. */
+     * is copied (KEEP, into a buffer CAL made) and compared after the last one.
+     * A GPU left idle while a call is compared (a fraction of a second) is
+     * slower in the next batch: on the H200, a batch of about 1 ms took 10%
+     * (relu) and 36% (sum_dim) longer after half a second idle, by the
+     * medians. Where the kept calls would not fit the batch's memory, each is
+     * compared at once. */
     res->cand_ms = INFINITY;
     double tol = kb_tolerance(like[0].dtype);
-    int defer = per <= 0 || (long long)KB_BATCHES * per <= cap, jsel[KB_BATCHES];
+    int jsel[KB_BATCHES];
     for (int b = 0; b < KB_BATCHES; b++) {
         if (kb_batch(&cand, seeds[b], k, 0, sseed[b], tmo, &prep_c, &int_c, dig_c) != 0) {
             char what[40];
@@ -503,6 +519,8 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
                      dig_c[off], dig_r[b][off]);
             return;
         }
+        res->int_c_ms[b] = int_c;
+        res->bprep_c_ms[b] = prep_c;
         double charge = prep_c - (1.1 * prep_r[b] + 0.5);
         if (charge < 0) charge = 0;
         double ms = kb_batch_ms(int_c, res->allow_c_ms, charge, k);
@@ -516,7 +534,10 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
          * the candidate holds its output (kept, or the batch's); the reference
          * makes that call's again, and the two are compared slice by slice */
         jsel[b] = (int)(kb_rand() % (unsigned)k);
-        if (defer && kb_do(&cand, 60, &rep, NULL, 0, "KEEP k=%d", jsel[b]) != 0) { kb_fail(res, &cand, 1, "KEEP"); return; }
+        if (defer && kb_do(&cand, 60, &rep, NULL, 0, "KEEP k=%d dtype=%s", jsel[b], kb_dtype_name(like[0].dtype)) != 0) {
+            kb_fail(res, &cand, 1, "KEEP");
+            return;
+        }
         int first = b, last = b;   /* the checked calls compared now: this batch's, or all after the last */
         if (defer) {
             first = 0;

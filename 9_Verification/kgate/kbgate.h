@@ -101,6 +101,12 @@ double kb_fast_p(const int *correct, const double *speedup, int n, double p);
  * never below 2% of interval / calls (an allowance larger than the interval
  * is noise, not a free call). */
 double kb_batch_ms(double interval_ms, double allowance_ms, double charged_ms, int calls);
+/* How many calls a timed batch holds: about KB_BATCH_MS of the reference's
+ * work by one call's time net of a batch's fixed cost (one_ms, a batch of
+ * one call; null_ms, a null batch of one: RUN and DIGEST with nothing to
+ * run), at least KB_MIN_CALLS and at most KB_MAX_CALLS, and no more than
+ * fit cap_bytes at per_bytes a call (inputs and output; then as few as 1). */
+int kb_batch_calls(double one_ms, double null_ms, long long per_bytes, long long cap_bytes);
 
 /* The median of v (sorted in place; 0 when n is 0). */
 double kb_median(double *v, int n);

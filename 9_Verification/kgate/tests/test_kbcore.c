@@ -221,6 +221,21 @@ static void test_scores(void **state)
     assert_true(isnan(kb_batch_ms(1.0, 0.0, 0.0, 0)));
 }
 
+/* a timed batch's length: by one call's time net of a batch's fixed cost */
+static void test_batch_calls(void **state)
+{
+    (void)state;
+    /* one call 0.1 ms inside a batch whose fixed cost is 0.5 ms: 80 calls
+     * for 8 ms, at most 64 (by the whole 0.6 ms it would have been 14) */
+    assert_int_equal(kb_batch_calls(0.6, 0.5, 0, 0), 64);
+    assert_int_equal(kb_batch_calls(0.6, 0.1, 0, 0), 16);     /* 0.5 ms a call: 8 / 0.5 */
+    assert_int_equal(kb_batch_calls(3.0, 0.5, 0, 0), 4);      /* 2.5 ms a call: 4, the least */
+    assert_int_equal(kb_batch_calls(0.5, 0.6, 0, 0), 64);     /* noise: no net time */
+    assert_int_equal(kb_batch_calls(0.6, 0.5, 100, 1600), 16); /* memory for 16 calls */
+    assert_int_equal(kb_batch_calls(3.0, 0.5, 100, 250), 2);   /* fewer than 4 where 4 do not fit */
+    assert_int_equal(kb_batch_calls(3.0, 0.5, 100, 50), 1);    /* one call at least */
+}
+
 /* the summary's median and the builds' share of the wall time */
 static void test_times(void **state)
 {
@@ -270,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_allclose),
         cmocka_unit_test(test_allclose_slices),
         cmocka_unit_test(test_scores),
+        cmocka_unit_test(test_batch_calls),
         cmocka_unit_test(test_times),
         cmocka_unit_test(test_pairing_labels),
     };

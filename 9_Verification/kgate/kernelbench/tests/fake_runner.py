@@ -17,10 +17,12 @@ is given --arch= (no architecture), whatever the gate passed: the real
 build() must refuse it as the gate's own failure. With a file ORDER_LOG
 beside it, every runner (the reference's too) writes a line to its log for
 each PREP, RUN, SHOW and KBTIME it answers (`kgate-order: VERB T ARGS`, T its
-wall clock), each torch.cuda.synchronize (`kgate-order: SYNC T`), and inside
+wall clock; a PREP's ARGS end with live=N, the device tensors alive as it
+starts), each torch.cuda.synchronize (`kgate-order: SYNC T`), and inside
 KBTIME each call of the model (`kgate-order: CALL T input=ID`, ID naming the
 input set it got) and each tensor made by torch.empty (`kgate-order: EMPTY T
 numel=N`): the order the two runners ran in."""
+import gc
 import importlib.util
 import os
 import re
@@ -84,6 +86,19 @@ def traced(verb, fn):
     return call
 
 
+def traced_prep(fn):
+    """PREP, its line ending with live=N: the device tensors alive (distinct
+    buffers) as it starts: what the caching allocator must hold"""
+    def prep(self, a):
+        import torch
+        gc.collect()
+        live = len({id(o._buf) for o in gc.get_objects() if type(o) is torch.Tensor and o.device.type == "cuda"})
+        sys.stderr.write("kgate-order: PREP %.6f %s live=%d\n" % (time.time(), " ".join("%s=%s" % kv for kv in sorted(a.items())), live))
+        sys.stderr.flush()
+        return fn(self, a)
+    return prep
+
+
 def traced_kbtime(fn):
     """KBTIME, with a line for each call of the model (`CALL T input=ID`, ID
     naming the input set it got) and for each tensor made empty (`EMPTY T
@@ -114,8 +129,9 @@ def traced_sync(fn):
 
 real.Runner.load, real.Runner.reply, real.Runner.show = load, reply, show
 if order_log:
-    for verb in ("prep", "run", "show"):
+    for verb in ("run", "show"):
         setattr(real.Runner, verb, traced(verb.upper(), getattr(real.Runner, verb)))
+    real.Runner.prep = traced_prep(real.Runner.prep)
     real.Runner.kbtime = traced("KBTIME", traced_kbtime(real.Runner.kbtime))
     import torch.cuda   # the fake's: each synchronize a line too
     torch.cuda.synchronize = traced_sync(torch.cuda.synchronize)
