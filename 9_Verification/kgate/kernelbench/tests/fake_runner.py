@@ -78,25 +78,22 @@ def show(self, a):
     return fields, data
 
 
-def traced(verb, fn):
+def live_tensors():
+    """live=N: the device tensors alive (distinct buffers): what the caching
+    allocator must hold"""
+    import torch
+    gc.collect()
+    return "live=%d" % len({id(o._buf) for o in gc.get_objects() if type(o) is torch.Tensor and o.device.type == "cuda"})
+
+
+def traced(verb, fn, extra=None):
+    """the verb's line, then the verb; extra(): a field more at the line's end"""
     def call(self, a):
-        sys.stderr.write("kgate-order: %s %.6f %s\n" % (verb, time.time(), " ".join("%s=%s" % kv for kv in sorted(a.items()))))
+        fields = ["%s=%s" % kv for kv in sorted(a.items())] + ([extra()] if extra else [])
+        sys.stderr.write("kgate-order: %s %.6f %s\n" % (verb, time.time(), " ".join(fields)))
         sys.stderr.flush()
         return fn(self, a)
     return call
-
-
-def traced_prep(fn):
-    """PREP, its line ending with live=N: the device tensors alive (distinct
-    buffers) as it starts: what the caching allocator must hold"""
-    def prep(self, a):
-        import torch
-        gc.collect()
-        live = len({id(o._buf) for o in gc.get_objects() if type(o) is torch.Tensor and o.device.type == "cuda"})
-        sys.stderr.write("kgate-order: PREP %.6f %s live=%d\n" % (time.time(), " ".join("%s=%s" % kv for kv in sorted(a.items())), live))
-        sys.stderr.flush()
-        return fn(self, a)
-    return prep
 
 
 def traced_kbtime(fn):
@@ -131,7 +128,7 @@ real.Runner.load, real.Runner.reply, real.Runner.show = load, reply, show
 if order_log:
     for verb in ("run", "show"):
         setattr(real.Runner, verb, traced(verb.upper(), getattr(real.Runner, verb)))
-    real.Runner.prep = traced_prep(real.Runner.prep)
+    real.Runner.prep = traced("PREP", real.Runner.prep, live_tensors)
     real.Runner.kbtime = traced("KBTIME", traced_kbtime(real.Runner.kbtime))
     import torch.cuda   # the fake's: each synchronize a line too
     torch.cuda.synchronize = traced_sync(torch.cuda.synchronize)
