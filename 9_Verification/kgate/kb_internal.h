@@ -12,8 +12,10 @@
 
 #define KB_TRIALS 5           /* KernelBench's correctness trials */
 #define KB_TRIALS2 2          /* more at the problem's second sizes (kgate_second_shape), when it has them */
-#define KB_BATCHES 6          /* one warm-up, then the 5 timed */
-#define KB_CAL 8              /* null batches for the allowance (the least of them: a fresh
+#define KB_WARMUP 2           /* batches that warm the GPU up (checked, not counted) */
+#define KB_BATCHES 12         /* the warm-up, then 10 timed: the figure is the least of those */
+#define KB_CHECKED 6          /* batches, drawn at random, whose drawn call is compared whole */
+#define KB_CAL 10             /* null batches for the allowance (the least of them: a fresh
                                  process's first few carry PyTorch's lazy start-up) */
 #define KB_BATCH_MS 8.0       /* a timed batch: about this much of the reference's work */
 #define KB_MAX_CALLS 64
@@ -37,10 +39,12 @@ typedef struct {
     double cand_ms, ref_ms, speedup;              /* the judge's clock */
     double kb_cand_ms, kb_ref_ms, kb_speedup;     /* KernelBench's events */
     double allow_c_ms, allow_r_ms, charge_ms;
-    double prep_c_ms, prep_r_ms;                  /* input preparation of the batch that gave the figure */
-    /* the clock's raw measures (the JSON's "clock"; batch 0 is the warm-up) */
+    double prep_c_ms, prep_base_ms;               /* the candidate's input preparation: of the batch that
+                                                     gave the figure; before its code was loaded (median) */
+    /* the clock's raw measures (the JSON's "clock"; batches 0 to KB_WARMUP - 1 are the warm-up) */
     double one_ms, null1_ms;                      /* the batch length: a batch of one call; a null one */
     double null_r_ms[KB_CAL], null_c_ms[KB_CAL];  /* each null batch of the two allowances */
+    double prep_null_c_ms[KB_CAL];                /* the candidate's null batches' input preparation */
     double int_r_ms[KB_BATCHES], int_c_ms[KB_BATCHES];      /* each timed batch's interval */
     double bprep_r_ms[KB_BATCHES], bprep_c_ms[KB_BATCHES];  /* and its input preparation */
     double t_start, t_total;                      /* its processing's start (kg_now); to its verdict */

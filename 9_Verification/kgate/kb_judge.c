@@ -256,8 +256,9 @@ static long long kb_batch_bytes(void)
     return cap > (8LL << 30) ? (8LL << 30) : cap;
 }
 
-/* A timed batch: PREP off the clock (its time returned in *prep_ms), then
- * RUN and DIGEST on the clock. digests: K doubles (NULL: not kept). */
+/* A timed batch: PREP off the clock (its time returned in *prep_ms; seeds
+ * NULL: none), then RUN (null: RUN null=1, the null calls) and DIGEST on
+ * the clock. digests: K doubles (NULL: not kept). */
 static int kb_batch(kb_side *s, const unsigned long long *seeds, int k, int null, unsigned long long dseed,
                     double timeout, double *prep_ms, double *interval_ms, double *digests)
 {
@@ -267,7 +268,7 @@ static int kb_batch(kb_side *s, const unsigned long long *seeds, int k, int null
     for (int i = 0; i < k && seeds; i++) l += (size_t)snprintf(list + l, sizeof list - l, "%s%llu", i ? "," : "", seeds[i]);
     kb_reply rep;
     double t0 = kg_now();
-    if (!null && kb_do(s, 120, &rep, NULL, 0, "PREP seeds=%s", list) != 0) return -1;
+    if (seeds && kb_do(s, 120, &rep, NULL, 0, "PREP seeds=%s", list) != 0) return -1;
     double t1 = kg_now();
     if (kb_do(s, timeout, &rep, NULL, 0, "RUN%s", null ? " null=1" : "") != 0) return -1;
     if (kb_digests(s, k, dseed, 0, timeout, digests) != 0) return -1;
@@ -280,18 +281,24 @@ static int kb_batch(kb_side *s, const unsigned long long *seeds, int k, int null
 /* The clock's allowance in a runner: the least of n null batches of k
  * calls (CAL: null outputs of the real output's size and dtype; keep: the
  * buffers KEEP copies the checked calls into, made now); each: every null
- * batch's interval (NULL: not kept). 0, or -1 (the runner failed). */
+ * batch's interval (NULL: not kept); prep (NULL: none): each null batch
+ * prepares k input sets first (fresh seeds; the runner imports the problem
+ * for them), and prep[c] is how long each took.
+ * 0, or -1 (the runner failed). */
 static int kb_allowance(kb_side *s, int k, int n, int keep, const kb_meta *out, double timeout, double *ms,
-                        double *each)
+                        double *each, double *prep)
 {
+    unsigned long long seeds[KB_MAX_CALLS];
     kb_reply rep;
-    if (kb_do(s, 60, &rep, NULL, 0, "CAL n=%d numel=%lld dtype=%s keep=%d", k, out->shape.numel,
-              kb_dtype_name(out->dtype), keep) != 0)
+    if (kb_do(s, 60, &rep, NULL, 0, "CAL n=%d numel=%lld dtype=%s keep=%d%s", k, out->shape.numel,
+              kb_dtype_name(out->dtype), keep, prep ? " problem=/scratch/problem.py" : "") != 0)
         return -1;
     *ms = INFINITY;
     for (int c = 0; c < n; c++) {
         double iv;
-        if (kb_batch(s, NULL, k, 1, kb_rand(), timeout, NULL, &iv, NULL) != 0) return -1;
+        for (int i = 0; prep && i < k; i++) seeds[i] = kb_rand();
+        if (kb_batch(s, prep ? seeds : NULL, k, 1, kb_rand(), timeout, prep ? &prep[c] : NULL, &iv, NULL) != 0)
+            return -1;
         if (iv < *ms) *ms = iv;
         if (each) each[c] = iv;
     }
@@ -405,13 +412,13 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
         if (kb_batch(&ref, s1, 1, 0, kb_rand(), tmo, NULL, &iv, NULL) != 0) { kb_fail(res, &ref, 0, "a call"); return; }
         if (iv < one) one = iv;
     }
-    if (kb_allowance(&ref, 1, 3, 0, &like[0], tmo, &null1, NULL) != 0) { kb_fail(res, &ref, 0, "calibration"); return; }
+    if (kb_allowance(&ref, 1, 3, 0, &like[0], tmo, &null1, NULL, NULL) != 0) { kb_fail(res, &ref, 0, "calibration"); return; }
     long long per = inbytes + like[0].nbytes, cap = kb_batch_bytes();
     int k = kb_batch_calls(one, null1, per, cap);
     res->calls = k;
     res->one_ms = one;
     res->null1_ms = null1;
-    if (kb_allowance(&ref, k, KB_CAL, 0, &like[0], tmo, &res->allow_r_ms, res->null_r_ms) != 0) {
+    if (kb_allowance(&ref, k, KB_CAL, 0, &like[0], tmo, &res->allow_r_ms, res->null_r_ms, NULL) != 0) {
         kb_fail(res, &ref, 0, "calibration");
         return;
     }
@@ -425,20 +432,30 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
             return;
         }
         double ms = kb_batch_ms(int_r[b], res->allow_r_ms, 0, k);
-        if (b > 0 && ms < res->ref_ms) res->ref_ms = ms;
+        if (b >= KB_WARMUP && ms < res->ref_ms) res->ref_ms = ms;
         res->int_r_ms[b] = int_r[b];
         res->bprep_r_ms[b] = prep_r[b];
     }
     res->kb_ref_ms = kb_kbtime(&ref, 4 * res->ref_ms);
 
-    /* the candidate: the allowance before any of its code is loaded, and
-     * the buffers its checked calls are copied into (when they all fit the
-     * batch's memory: otherwise each is compared at once) */
-    int defer = (long long)KB_BATCHES * like[0].nbytes <= cap;
-    if (kb_allowance(&cand, k, KB_CAL, defer ? KB_BATCHES : 0, &like[0], tmo, &res->allow_c_ms, res->null_c_ms) != 0) {
+    /* the candidate: before any of its code is loaded, the allowance, how
+     * long its runner takes to prepare a batch's inputs (the charge's base:
+     * the median of the null batches after the first two, whose preparations
+     * grow PyTorch's memory pool), and the buffers its checked calls are
+     * copied into (when they all fit the batch's memory: otherwise each is
+     * compared at once). The base is the candidate's own runner's, not the
+     * reference's: on the H200 one problem's reference prepared a batch in
+     * 2.4 ms and the candidate's runner, with no candidate code in PREP, in
+     * 4.5 ms, every batch */
+    int defer = (long long)KB_CHECKED * like[0].nbytes <= cap;
+    if (kb_allowance(&cand, k, KB_CAL, defer ? KB_CHECKED : 0, &like[0], tmo, &res->allow_c_ms, res->null_c_ms,
+                     res->prep_null_c_ms) != 0) {
         kb_fail(res, &cand, 1, "calibration");
         return;
     }
+    double base[KB_CAL];
+    memcpy(base, res->prep_null_c_ms + 2, (KB_CAL - 2) * sizeof base[0]);
+    res->prep_base_ms = kb_median(base, KB_CAL - 2);
     if (kb_do(&cand, 300, &rep, NULL, 0, "LOAD problem=/scratch/problem.py cand=/scratch/cand.py ext=/scratch/ext seed=%llu",
               init_seed) != 0) {
         kb_fail(res, &cand, 1, "load");
@@ -497,7 +514,16 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
      * compared at once. */
     res->cand_ms = INFINITY;
     double tol = kb_tolerance(like[0].dtype);
-    int jsel[KB_BATCHES];
+    /* the batches whose drawn call is compared whole: KB_CHECKED of them,
+     * drawn now (the candidate learns which only when it is asked to KEEP) */
+    int jsel[KB_BATCHES], checked[KB_BATCHES], order[KB_BATCHES], kept_of[KB_CHECKED], n_kept = 0;
+    for (int b = 0; b < KB_BATCHES; b++) order[b] = b;
+    for (int b = 0; b < KB_BATCHES; b++) {   /* a Fisher-Yates shuffle; its first KB_CHECKED */
+        int j = b + (int)(kb_rand() % (unsigned)(KB_BATCHES - b)), t = order[b];
+        order[b] = order[j];
+        order[j] = t;
+    }
+    for (int b = 0; b < KB_BATCHES; b++) checked[order[b]] = b < KB_CHECKED;
     for (int b = 0; b < KB_BATCHES; b++) {
         if (kb_batch(&cand, seeds[b], k, 0, sseed[b], tmo, &prep_c, &int_c, dig_c) != 0) {
             char what[40];
@@ -521,33 +547,36 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
         }
         res->int_c_ms[b] = int_c;
         res->bprep_c_ms[b] = prep_c;
-        double charge = prep_c - (1.1 * prep_r[b] + 0.5);
+        double charge = prep_c - (1.1 * res->prep_base_ms + 0.5);
         if (charge < 0) charge = 0;
         double ms = kb_batch_ms(int_c, res->allow_c_ms, charge, k);
-        if (b > 0 && ms < res->cand_ms) {
+        if (b >= KB_WARMUP && ms < res->cand_ms) {
             res->cand_ms = ms;
             res->charge_ms = charge;
             res->prep_c_ms = prep_c;
-            res->prep_r_ms = prep_r[b];
         }
-        /* one call of the batch, drawn now, compared whole (off the clock):
-         * the candidate holds its output (kept, or the batch's); the reference
-         * makes that call's again, and the two are compared slice by slice */
+        /* a checked batch: one of its calls, drawn now, compared whole (off
+         * the clock): the candidate holds its output (kept, or the batch's);
+         * the reference makes that call's again, and the two are compared
+         * slice by slice */
         jsel[b] = (int)(kb_rand() % (unsigned)k);
-        if (defer && kb_do(&cand, 60, &rep, NULL, 0, "KEEP k=%d dtype=%s", jsel[b], kb_dtype_name(like[0].dtype)) != 0) {
-            kb_fail(res, &cand, 1, "KEEP");
-            return;
+        if (checked[b] && defer) {
+            if (kb_do(&cand, 60, &rep, NULL, 0, "KEEP k=%d dtype=%s", jsel[b], kb_dtype_name(like[0].dtype)) != 0) {
+                kb_fail(res, &cand, 1, "KEEP");
+                return;
+            }
+            kept_of[n_kept++] = b;
         }
-        int first = b, last = b;   /* the checked calls compared now: this batch's, or all after the last */
-        if (defer) {
-            first = 0;
-            if (b < KB_BATCHES - 1) last = -1;
-        }
-        for (int c = first; c <= last; c++) {
+        /* the checked calls compared now: this batch's, or (defer) all kept ones after the last batch */
+        int now[KB_BATCHES], n_now = 0;
+        if (!defer && checked[b]) now[n_now++] = b;
+        for (int x = 0; defer && b == KB_BATCHES - 1 && x < n_kept; x++) now[n_now++] = kept_of[x];
+        for (int x = 0; x < n_now; x++) {
+            int c = now[x];
             if (kb_trial(&ref, seeds[c][jsel[c]], 0, tmo, NULL) != 0) { kb_fail(res, &ref, 0, "a checked call"); return; }
             char where[60], why[500];
             snprintf(where, sizeof where, "batch %d, call %d", c + 1, jsel[c] + 1);
-            int wrong = kb_compare(&ref, 0, &cand, defer ? -c - 1 : jsel[c], where, why, sizeof why);
+            int wrong = kb_compare(&ref, 0, &cand, defer ? -x - 1 : jsel[c], where, why, sizeof why);
             if (wrong < 0) { kb_fail(res, wrong == -1 ? &ref : &cand, wrong == -2, "a checked call"); return; }
             if (wrong) {
                 res->verdict = KG_V_L3;

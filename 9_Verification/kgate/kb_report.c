@@ -27,9 +27,10 @@ void kb_print(FILE *f, const kb_result *r)
         fprintf(f, "    correctness: KernelBench's %d trials passed\n", KB_TRIALS);
     if (r->correct && r->cand_ms > 0 && isfinite(r->cand_ms))
         fprintf(f, "    judge's clock: %.4f ms a call vs the reference's %.4f ms: speedup %.3f (batches of %d; "
-                   "allowance %.3f / %.3f ms; input preparation %.3f / %.3f ms, charged %.3f ms)\n"
+                   "allowance %.3f / %.3f ms; input preparation %.3f ms, before its code was loaded %.3f ms, "
+                   "charged %.3f ms)\n"
                    "    KernelBench's events: %.4f ms vs %.4f ms: speedup %.3f (for information)\n",
-                r->cand_ms, r->ref_ms, r->speedup, r->calls, r->allow_c_ms, r->allow_r_ms, r->prep_c_ms, r->prep_r_ms,
+                r->cand_ms, r->ref_ms, r->speedup, r->calls, r->allow_c_ms, r->allow_r_ms, r->prep_c_ms, r->prep_base_ms,
                 r->charge_ms,
                 r->kb_cand_ms, r->kb_ref_ms, r->kb_speedup);
     if (r->notes[0]) {
@@ -63,11 +64,12 @@ static void jarr(FILE *f, const char *key, const double *v, int n, int last)
     fprintf(f, "]%s", last ? "" : ",");
 }
 
-/* "clock": the raw measures the judge's figures come from (ms; batch 0 the
- * warm-up; each figure is the least over batches 1 to 5 of (interval -
- * allowance + charge) / calls_per_batch, the allowance the least of its null
- * batches, the charge the candidate's preparation beyond 1.1 times the
- * reference's plus 0.5 ms) */
+/* "clock": the raw measures the judge's figures come from (ms; batches 0
+ * to KB_WARMUP - 1 the warm-up; each figure is the least over the other
+ * batches of (interval - allowance + charge) / calls_per_batch, the
+ * allowance the least of its null batches, the charge the candidate's
+ * preparation beyond 1.1 times prep_base_ms plus 0.5 ms; prep_base_ms the
+ * median of prep_null_cand_ms after its first two) */
 static void kb_json_clock(FILE *f, const kb_result *r)
 {
     fprintf(f, "\"clock\":{");
@@ -77,6 +79,8 @@ static void kb_json_clock(FILE *f, const kb_result *r)
     jnum(f, "allowance_cand_ms", r->allow_c_ms);
     jarr(f, "null_ref_ms", r->null_r_ms, KB_CAL, 0);
     jarr(f, "null_cand_ms", r->null_c_ms, KB_CAL, 0);
+    jarr(f, "prep_null_cand_ms", r->prep_null_c_ms, KB_CAL, 0);
+    jnum(f, "prep_base_ms", r->prep_base_ms);
     jarr(f, "interval_ref_ms", r->int_r_ms, KB_BATCHES, 0);
     jarr(f, "interval_cand_ms", r->int_c_ms, KB_BATCHES, 0);
     jarr(f, "prep_ref_ms", r->bprep_r_ms, KB_BATCHES, 0);

@@ -38,9 +38,10 @@ copied whole: an output may be larger than the host would hold twice). Verbs:
   HELLO                       -> OK torch=.. device=..
   LOAD problem=P [cand=C ext=E] seed=S  the model (Model, or the candidate's ModelNew);
                               -> OK second=1 when the problem has kgate_second_shape
-  CAL n=K numel=E [dtype=D] [keep=N]  K null outputs of E elements of dtype D, the output's (RUN
+  CAL n=K numel=E [dtype=D] [keep=N] [problem=P]  K null outputs of E elements of dtype D, the output's (RUN
                               null=1: the clock's allowance, its digest converting as the real one);
-                              keep=N: N buffers of that size and dtype for KEEP, made now
+                              keep=N: N buffers of that size and dtype for KEEP, made now;
+                              problem=P (before LOAD): the problem's get_inputs, for PREP
   PREP seeds=a,b,... [second=1] one input set per seed: get_inputs() after manual_seed(seed)
                               (second=1: with the problem's kgate_second_shape sizes bound),
                               with the GPU as the default device (its factories make
@@ -400,6 +401,11 @@ class Runner:
         # by KernelBench's events
         self.keep_bufs = [t.zeros(numel, device=self.dev, dtype=dt) for _ in range(int(a.get("keep", "0")))]
         self.kept = []
+        if "problem" in a and self.model is None:
+            # the problem alone (its get_inputs), so that null batches can
+            # PREP before the candidate is loaded: the charge's base
+            self.prob = import_file("kb_problem", a["problem"])
+            self.get_inputs = self.prob.get_inputs
         return []
 
     def prep(self, a):

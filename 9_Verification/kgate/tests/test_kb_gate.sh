@@ -129,7 +129,7 @@ for pair in "scale_add__skip_batch.py:at its answer, the outputs of" "scale_add_
             "scale_add__bench_size.py:trial 6 (the problem's second sizes)" \
             "scale_add__zero_input.py:trial 1: the call changed its inputs" \
             "scale_add__last_elem.py:trial 1: 1 of 10007 elements differ (allclose atol=rtol=0.0001); first: element 10005: " \
-            "scale_add__late_one_off.py:batch 1, call [0-9]*: 1 of 10007 elements differ (allclose atol=rtol=0.0001); first: element 10005: "; do
+            "scale_add__late_one_off.py:batch [0-9]*, call [0-9]*: 1 of 10007 elements differ (allclose atol=rtol=0.0001); first: element 10005: "; do
     f=${pair%%:*}; pat=${pair#*:}
     sed -n "/^[A-Z0-9]* *$f /,/seconds:/p" "$tmp/all.txt" | grep -q -- "$pat" && ok || bad "$f: no \"$pat\" in its lines"
 done
@@ -162,16 +162,20 @@ pass
 EOF
 then ok; else bad "the JSON report does not agree with the text"; fi
 # the JSON's raw clock: every timed candidate's figures are the ones its measures give
-# (the allowance the least null batch; the figure the least of batches 1 to 5 of
-# (interval - allowance + charge) / calls, never under 2% of the interval)
+# (the allowance the least null batch; the figure the least of batches 2 to 11 of
+# (interval - allowance + charge) / calls, never under 2% of the interval; the charge
+# the preparation beyond 1.1 times the median of the null batches' from the third on,
+# plus 0.5 ms)
 if $py - "$tmp/r.json" <<'EOF'
 import json, sys
 timed = [x for x in json.load(open(sys.argv[1]))["candidates"] if x["cand_ms"] is not None]
 assert timed, "no timed candidate"
 for x in timed:
     c, k = x["clock"], x["calls_per_batch"]
-    assert len(c["null_ref_ms"]) == len(c["null_cand_ms"]) == 8, c
-    assert len(c["interval_ref_ms"]) == len(c["interval_cand_ms"]) == len(c["prep_cand_ms"]) == 6, c
+    assert len(c["null_ref_ms"]) == len(c["null_cand_ms"]) == len(c["prep_null_cand_ms"]) == 10, c
+    assert len(c["interval_ref_ms"]) == len(c["interval_cand_ms"]) == len(c["prep_cand_ms"]) == 12, c
+    base = sorted(c["prep_null_cand_ms"][2:])
+    assert abs(c["prep_base_ms"] - (base[3] + base[4]) / 2) <= 1e-4 * c["prep_base_ms"] + 1e-5, c
     assert c["one_call_ms"] > 0 and c["null_one_call_ms"] > 0, c
     def close(a, b):   # the JSON's 6 digits: an interval of 50 ms is off by up to 5e-5 ms
         return abs(a - b) <= 1e-4 * abs(b) + 1e-3 / k
@@ -179,9 +183,9 @@ for x in timed:
         assert close(c["allowance_%s_ms" % side], min(c["null_%s_ms" % side])), (x["candidate"], side, c)
     def fig(side):
         out = []
-        for b in range(1, 6):
+        for b in range(2, 12):
             iv = c["interval_%s_ms" % side][b]
-            charge = max(0, c["prep_cand_ms"][b] - (1.1 * c["prep_ref_ms"][b] + 0.5)) if side == "cand" else 0
+            charge = max(0, c["prep_cand_ms"][b] - (1.1 * c["prep_base_ms"] + 0.5)) if side == "cand" else 0
             out.append(max(iv - c["allowance_%s_ms" % side] + charge, 0.02 * iv) / k)
         return min(out)
     assert close(x["ref_ms"], fig("ref")), (x["candidate"], x["ref_ms"], fig("ref"))
@@ -332,7 +336,7 @@ def trial(ev, seed):
         if v == "SHOW":
             shows.append((t, int(a.get("off", -1)), int(a.get("len", -1))))
     return run, shows
-seeds = [a["seeds"] for v, t, a in cand if v == "PREP"]
+seeds = [a["seeds"] for v, t, a in cand if v == "PREP" and "," not in a["seeds"]]   # (K seeds: a null batch's)
 assert len(seeds) == 7, seeds
 for n, seed in enumerate(seeds):
     rc, sc = trial(cand, seed)
@@ -347,11 +351,12 @@ then ok; else bad "slices: the run orders or the slices asked (logs in $tmp/slic
 # a wrong element seen only in a batch's checked call (the digests let 0.5 through), in the last slice
 KGATE_KB_CHUNK=4096 run --kernelbench=$kb/problems/scale_add.py $kb/candidates/scale_add__late_one_off.py > "$tmp/slices2.txt" 2>&1
 grep -q "^L3 *scale_add__late_one_off.py" "$tmp/slices2.txt" && \
-    grep -q -E "wrong result: batch 1, call [0-9]+: 1 of 10007 elements differ \(allclose atol=rtol=0.0001\); first: element 10005: " "$tmp/slices2.txt" && ok \
+    grep -q -E "wrong result: batch [0-9]+, call [0-9]+: 1 of 10007 elements differ \(allclose atol=rtol=0.0001\); first: element 10005: " "$tmp/slices2.txt" && ok \
     || bad "slices: a wrong element in a batch's checked call: $(grep -A1 -E '^[A-Z0-9]+ +scale_add__late' "$tmp/slices2.txt" | tr '\n' ' ')"
 
 # the timed batches back to back: no SHOW between the first batch's PREP and the last
-# batch's RUN; each batch's checked call kept (KEEP) and shown after the last batch;
+# batch's RUN; 6 batches' checked calls kept (KEEP) and shown after the last batch;
+# before them, the 10 null batches of the candidate's allowance each prepare inputs;
 # a batch's calls queued back to back, one synchronize after them; a kept call holds
 # no tensor of its own (KEEP copies it): as many device tensors alive at each timed
 # PREP from the second on
@@ -365,13 +370,18 @@ for line in open(sys.argv[1]):
     if line.startswith("kgate-order: "):
         verb, t, *args = line.split()[1:]
         ev.append((verb, dict(a.split("=", 1) for a in args)))
-batch = [n for n, (v, a) in enumerate(ev) if v == "PREP" and "," in a["seeds"]]   # K seeds: a timed batch
-assert len(batch) == 6, batch
+def next_run(n):
+    return next(a for v, a in ev[n + 1:] if v == "RUN")
+preps = [n for n, (v, a) in enumerate(ev) if v == "PREP" and "," in a["seeds"]]   # K seeds: a batch
+null = [n for n in preps if next_run(n).get("null") == "1"]   # the null batches' (the charge's base)
+batch = [n for n in preps if n not in null]   # the timed batches'
+assert len(null) == 10 and len(batch) == 12, (null, batch)
+assert max(null) < min(batch), "a null batch after a timed one"
 runs = [n for n, (v, a) in enumerate(ev) if v == "RUN" and n > batch[-1]]
 between = [v for v, a in ev[batch[0]:runs[0]] if v == "SHOW"]
 assert not between, "a SHOW between the timed batches: %d" % len(between)
 kept = sorted({a["kept"] for v, a in ev[runs[0]:] if v == "SHOW" and "kept" in a})
-assert kept == [str(i) for i in range(6)], kept
+assert kept == [str(i) for i in range(6)], kept   # 6 of the 12 batches checked
 live = [int(ev[n][1]["live"]) for n in batch]
 assert len(set(live[1:])) == 1, "device tensors alive at the timed PREPs: %s" % live
 for n in batch:   # a timed batch's calls queued back to back: one synchronize, after them
@@ -410,11 +420,11 @@ EOF
     then ok; else bad "$side: KernelBench's events not as its cuda_event timing (log: $tmp/order2/000_$side.run.log)"; fi
 done
 # where the kept calls would not fit the batch's memory, each is compared at once: the wrong
-# element still found in batch 1's checked call
+# element still found in a checked call
 KGATE_KB_BATCH_BYTES=1 KGATE_KB_CHUNK=4096 run --kernelbench=$kb/problems/scale_add.py --work="$tmp/slices3" \
     --kb-runner="$tmp/orunner/fake_runner.py" $kb/candidates/scale_add__late_one_off.py > "$tmp/slices3.txt" 2>&1
 if grep -q "^L3 *scale_add__late_one_off.py" "$tmp/slices3.txt" && \
-    grep -q -E "wrong result: batch 1, call [0-9]+: 1 of 10007 elements differ" "$tmp/slices3.txt" && \
+    grep -q -E "wrong result: batch [0-9]+, call [0-9]+: 1 of 10007 elements differ" "$tmp/slices3.txt" && \
     $py - "$tmp/slices3/000_cand.run.log" <<'EOF'
 import sys
 ev = [l.split()[1:] for l in open(sys.argv[1]) if l.startswith("kgate-order: ")]
