@@ -306,6 +306,17 @@ int kb_batch_calls(double one_ms, double null_ms, long long per_bytes, long long
     return k < 1 ? 1 : k;
 }
 
+double kb_call_ms(double net1_ms, double netk_ms, int k)
+{
+    /* a batch of k calls holds k calls and the batch's first-call cost F once:
+     * netk = k c + F, net1 = c + F. Never above netk / k (F below zero is
+     * noise), never below zero (none: the most calls) */
+    if (k < 2 || !(netk_ms > 0)) return net1_ms > 0 ? net1_ms : 0;
+    double c = (netk_ms - net1_ms) / (k - 1);
+    if (c > netk_ms / k) c = netk_ms / k;
+    return c > 0 ? c : 0;
+}
+
 /* ---- pairing and labels ---- */
 
 int kb_problem_of(const char *cand_file, char *out, size_t len)

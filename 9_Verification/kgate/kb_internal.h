@@ -42,7 +42,9 @@ typedef struct {
     double prep_c_ms, prep_base_ms;               /* the candidate's input preparation: of the batch that
                                                      gave the figure; before its code was loaded (median) */
     /* the clock's raw measures (the JSON's "clock"; batches 0 to KB_WARMUP - 1 are the warm-up) */
-    double one_ms, null1_ms;                      /* the batch length: a batch of one call; a null one */
+    double one_ms, null1_ms;                      /* the batch length: a batch of one call; a null one; */
+    int probe_calls;                              /* then a batch of probe_calls (0: none), */
+    double probe_ms, probe_null_ms;               /* the least of two, and a null one (the least of two) */
     double null_r_ms[KB_CAL], null_c_ms[KB_CAL];  /* each null batch of the two allowances */
     double prep_null_c_ms[KB_CAL];                /* the candidate's null batches' input preparation */
     double int_r_ms[KB_BATCHES], int_c_ms[KB_BATCHES];      /* each timed batch's interval */
@@ -83,6 +85,13 @@ typedef struct {
     int started;               /* runners started in the whole run */
 } kb_ref;
 
+/* ---- kbgate.c ---- */
+/* The builds held (on: every process of the builds stopped) or let go (0)
+ * while the judge's clock runs; a no-op when already so, or with no builds.
+ * kb_hold_seconds: how long they were held in all. */
+void kb_builds_hold(int on);
+extern double kb_hold_seconds;
+
 /* ---- kb_judge.c ---- */
 /* The GPU's memory as the probe saw it (bytes; 0: not known): it bounds a timed batch. */
 extern long long kb_gpu_mem;
@@ -101,6 +110,6 @@ void kb_print(FILE *f, const kb_result *r);
  * the file cannot be written. */
 int kb_write_json(const char *path, const kb_result *r, int n, const double *score, double t_origin);
 /* The summary's line on where the time went. */
-void kb_print_time(const kb_result *res, int n, double wall, double build_wait, int jobs, int ref_started);
+void kb_print_time(const kb_result *res, int n, double wall, double build_wait, double held, int jobs, int ref_started);
 
 #endif

@@ -64,7 +64,8 @@ static void jarr(FILE *f, const char *key, const double *v, int n, int last)
     fprintf(f, "]%s", last ? "" : ",");
 }
 
-/* "clock": the raw measures the judge's figures come from (ms; batches 0
+/* "clock": the raw measures the judge's figures come from (ms; one_call_ms,
+ * null_one_call_ms, probe_*: the batches that sized calls_per_batch; batches 0
  * to KB_WARMUP - 1 the warm-up; each figure is the least over the other
  * batches of (interval - allowance + charge) / calls_per_batch, the
  * allowance the least of its null batches, the charge the candidate's
@@ -75,6 +76,9 @@ static void kb_json_clock(FILE *f, const kb_result *r)
     fprintf(f, "\"clock\":{");
     jnum(f, "one_call_ms", r->one_ms);
     jnum(f, "null_one_call_ms", r->null1_ms);
+    fprintf(f, "\"probe_calls\":%d,", r->probe_calls);
+    jnum(f, "probe_ms", r->probe_ms);
+    jnum(f, "probe_null_ms", r->probe_null_ms);
     jnum(f, "allowance_ref_ms", r->allow_r_ms);
     jnum(f, "allowance_cand_ms", r->allow_c_ms);
     jarr(f, "null_ref_ms", r->null_r_ms, KB_CAL, 0);
@@ -136,7 +140,7 @@ int kb_write_json(const char *path, const kb_result *r, int n, const double *sco
 /* Where the time went: the median candidate, the builds (their seconds, the
  * share of the wall time with one running, the GPU part's wait for them)
  * and the reference's runners. */
-void kb_print_time(const kb_result *res, int n, double wall, double build_wait, int jobs, int ref_started)
+void kb_print_time(const kb_result *res, int n, double wall, double build_wait, double held, int jobs, int ref_started)
 {
     static double t[KB_MAX_PAIRS], b[KB_MAX_PAIRS], b0[KB_MAX_PAIRS], b1[KB_MAX_PAIRS];
     int nb = 0;
@@ -153,8 +157,8 @@ void kb_print_time(const kb_result *res, int n, double wall, double build_wait, 
     double covered = kb_union_seconds(b0, b1, nb);
     printf("kernelbench time: median %.2f s a candidate (its start to its verdict); builds: %d, %.1f s in all "
            "(median %.1f s), %d at a time, running during %.0f%% of the wall time; the GPU part waited %.1f s "
-           "for them (%.0f%% of the wall time); reference runners started: %d\n",
+           "for them (%.0f%% of the wall time) and held them %.1f s while its clock ran; reference runners started: %d\n",
            kb_median(t, n), nb, build_sum, kb_median(b, nb), jobs, wall > 0 ? 100.0 * covered / wall : 0.0,
-           build_wait, wall > 0 ? 100.0 * build_wait / wall : 0.0, ref_started);
+           build_wait, wall > 0 ? 100.0 * build_wait / wall : 0.0, held, ref_started);
 }
 

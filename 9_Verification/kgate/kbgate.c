@@ -533,6 +533,83 @@ static void kb_builder(kg_gate *g, kb_result *res, int n, const char *work, int 
     }
 }
 
+/* ---- the builds held while the judge's clock runs ----
+ * A build is a compiler at full speed on whatever cores it gets; at nice 19
+ * it still shares the runners' caches, memory bandwidth and hyperthreads.
+ * On the H200's host, with six builds beside the GPU part, a candidate's
+ * runner prepared a batch's inputs in 0.5 to 1.8 times the time the same
+ * runner took a few seconds earlier, with none of the candidate's code
+ * loaded: noise the clock's charge for input preparation reads as work.
+ * So while a timed section runs (kb_judge says when), every process of the
+ * builds is stopped (SIGSTOP: the builds' process first, so that it starts
+ * no new build, then all it started, sandboxes included), and continued
+ * after (SIGCONT). A held build loses wall time only: its limits are CPU
+ * seconds, and wall time four times those. */
+static pid_t kb_builds_pid;   /* the builds' process (0: none) */
+static int kb_builds_held;
+static double kb_hold_t0;
+double kb_hold_seconds;
+
+/* root and every process under it (breadth first, from /proc); the count */
+static int kb_tree(pid_t root, pid_t *out, int max)
+{
+    enum { NPROC = 16384 };
+    static pid_t pid[NPROC], ppid[NPROC];
+    int n = 0, m = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < NPROC) {
+        if (!isdigit((unsigned char)e->d_name[0])) continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%.250s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t len = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (len <= 0) continue;
+        buf[len] = 0;
+        char *rp = strrchr(buf, ')');   /* after the name, which may hold ')' itself */
+        int pp;
+        if (!rp || sscanf(rp + 1, " %*c %d", &pp) != 1) continue;
+        pid[n] = (pid_t)atoi(e->d_name);
+        ppid[n++] = (pid_t)pp;
+    }
+    if (d) closedir(d);
+    out[m++] = root;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n && m < max; j++)
+            if (ppid[j] == out[i]) out[m++] = pid[j];
+    return m;
+}
+
+void kb_builds_hold(int on)
+{
+    enum { MAXP = 4096 };
+    static pid_t t[MAXP], stopped[MAXP];
+    if (!kb_builds_pid || !on == !kb_builds_held) return;
+    if (on) {
+        /* again until a pass finds none not yet stopped (one that forked as /proc was read) */
+        int ns = 0;
+        for (int pass = 0; pass < 8; pass++) {
+            int m = kb_tree(kb_builds_pid, t, MAXP), fresh = 0;
+            for (int i = 0; i < m; i++) {
+                int seen = 0;
+                for (int j = 0; j < ns && !seen; j++) seen = stopped[j] == t[i];
+                if (seen || kill(t[i], SIGSTOP) != 0) continue;
+                if (ns < MAXP) stopped[ns++] = t[i];
+                fresh++;
+            }
+            if (!fresh) break;
+        }
+        kb_hold_t0 = kg_now();
+    } else {
+        int m = kb_tree(kb_builds_pid, t, MAXP);   /* a stopped process neither forks nor leaves the tree */
+        for (int i = 0; i < m; i++) kill(t[i], SIGCONT);
+        kb_hold_seconds += kg_now() - kb_hold_t0;
+    }
+    kb_builds_held = on;
+}
+
 /* Start the reference's runner of res's problem (its own scratch folder,
  * work/NNN_ref, NNN: the problem's first candidate). */
 static void kb_ref_start(kg_gate *g, kb_ref *rs, const kb_result *res, const char *work, int idx)
@@ -597,6 +674,7 @@ static void kb_gpu_part(kg_gate *g, kb_result *res, const char *work, int idx, k
         return;
     }
     kb_judge(g, res, rs, &cr);
+    kb_builds_hold(0);   /* its timed sections are over (kb_judge held the builds for each) */
     kg_sb_result crec;
     kb_end_runner(&cr, &crec, cr.hung ? 0 : 5);
     char why[400];
@@ -868,6 +946,7 @@ int kb_main(kg_gate *g)
     close(bp[1]);
     close(pp[0]);
     if (builder < 0) { fprintf(stderr, "kgate: error: cannot start the builds: %s\n", strerror(errno)); return 1; }
+    kb_builds_pid = builder;
     char *built = calloc((size_t)n, 1);
     if (!built) { fprintf(stderr, "kgate: error: out of memory\n"); return 1; }
     kb_ref rs;
@@ -915,7 +994,9 @@ int kb_main(kg_gate *g)
     free(built);
     close(pp[1]);
     close(bp[0]);
+    kb_builds_hold(0);
     waitpid(builder, NULL, 0);
+    kb_builds_pid = 0;
     if (!o->work && !o->keep) remove_tree(work, 0);
 
     /* scores */
@@ -944,7 +1025,7 @@ int kb_main(kg_gate *g)
         printf("labels: interception %d / %d, false kills %d / %d\n", bad_stopped, bad, good_stopped, good);
     double wall = kg_now() - wall0;
     printf("wall seconds: %.2f\n", wall);
-    kb_print_time(res, n, wall, build_wait, jobs, rs.started);
+    kb_print_time(res, n, wall, build_wait, kb_hold_seconds, jobs, rs.started);
     if (o->json) {
         if (kb_write_json(o->json, res, n, score, wall0) != 0) {
             printf("kgate: FAIL (cannot write the JSON report)\n");

@@ -107,6 +107,11 @@ double kb_batch_ms(double interval_ms, double allowance_ms, double charged_ms, i
  * run), at least KB_MIN_CALLS and at most KB_MAX_CALLS, and no more than
  * fit cap_bytes at per_bytes a call (inputs and output; then as few as 1). */
 int kb_batch_calls(double one_ms, double null_ms, long long per_bytes, long long cap_bytes);
+/* One call's own time from two batches' net times (each less its null
+ * batch): net1_ms of one call, netk_ms of k calls; the batch's first-call
+ * cost (the host's first launch, a GPU out of idle) is in both once, so
+ * (netk - net1) / (k - 1), at most netk / k, at least 0. */
+double kb_call_ms(double net1_ms, double netk_ms, int k);
 
 /* The median of v (sorted in place; 0 when n is 0). */
 double kb_median(double *v, int n);

@@ -35,7 +35,9 @@
 #   - the builds run side by side (--jobs; fake compiles that take 4 s
 #     overlap), a failed build stops only its own candidate, the reference's
 #     runner starts once per problem, the builds stay at most 2 x --jobs
-#     candidates ahead of the GPU part;
+#     candidates ahead of the GPU part, and they are held while the judge's
+#     clock runs (a build that writes the time every 5 ms writes none inside
+#     a timed section);
 #   - the exit code: 0 when the labels are met or every candidate passes,
 #     1 otherwise, 2 (WAIVED) without PyTorch or without a GPU (the
 #     candidates SKIPPED, not blamed); bad arguments are refused.
@@ -294,6 +296,62 @@ assert a["verdict"] == "L2" and cc["verdict"] == "PASS", (a["verdict"], cc["verd
 assert cc["build_start"] >= a["verdict_at"], (cc["build_start"], a["verdict_at"])
 EOF
 then ok; else bad "the builds ran more than 2 x --jobs candidates ahead: $(grep -o '"\(candidate\|verdict\|build_start\|verdict_at\)":[^,]*' "$tmp/lead.json" | tr '\n' ' ')"; fi
+
+# the builds are held while the judge's clock runs: the first candidate is timed while the
+# second one's build runs, a build that writes the time every 5 ms for 20 s (into its own
+# scratch); none of its times falls inside a timed section of the first candidate (each
+# runner's batches of several calls, from the first one's PREP to the last RUN, KBTIME and
+# its calls; the runners log them: fake_runner.py with ORDER_LOG), and the sections it
+# spans (the reference's, the candidate's null batches, its timed batches) are all three
+mkdir -p "$tmp/hold/problems" "$tmp/hold/candidates" "$tmp/hrunner"
+cp $kb/problems/scale_add.py "$tmp/hold/problems/"
+cp $kb/candidates/scale_add__good.py "$tmp/hold/candidates/scale_add__a_good.py"
+{ cat <<'PYEOF'
+import sys as _sys, time as _time
+if "--build" in _sys.argv:   # in the compile sandbox: the test's record of when this build ran
+    _end = _time.time() + 20
+    with open("/scratch/ticks.txt", "a") as _f:
+        while _time.time() < _end:
+            _f.write("%.6f\n" % _time.time())
+            _f.flush()
+            _time.sleep(0.005)
+PYEOF
+cat $kb/candidates/scale_add__good.py; } > "$tmp/hold/candidates/scale_add__b_ticks.py"
+cp $here/sandboxed/kgate_kb_runner.py $kb/fake_runner.py "$tmp/hrunner/"
+: > "$tmp/hrunner/ORDER_LOG"
+run --kernelbench="$tmp/hold" --jobs=2 --work="$tmp/holdwork" --kb-runner="$tmp/hrunner/fake_runner.py" \
+    > "$tmp/hold.txt" 2>&1
+if out=$($py - "$tmp/holdwork" <<'EOF' 2>&1
+import sys
+w = sys.argv[1]
+ticks = [float(x) for x in open(w + "/001_cand/ticks.txt")]
+sections = []
+for log in ("000_ref", "000_cand"):
+    cur = None
+    for line in open("%s/%s.run.log" % (w, log)):
+        if not line.startswith("kgate-order: "):
+            continue
+        verb, t, *args = line.split()[1:]
+        seeds = [a for a in args if a.startswith("seeds=")]
+        if verb == "PREP":
+            several = bool(seeds) and "," in seeds[0]
+            if several and cur is None:
+                cur = [float(t), float(t)]
+                sections.append(cur)
+            elif not several:
+                cur = None
+        if cur is not None and verb in ("PREP", "RUN", "KBTIME", "CALL"):
+            cur[1] = float(t)
+inside = [s for s in sections if ticks[0] < s[0] and s[1] < ticks[-1]]
+hit = [(s, [x for x in ticks if s[0] <= x <= s[1]]) for s in inside]
+hit = [(s, x) for s, x in hit if x]
+assert len(inside) == 3, "the build spanned %d timed sections, not 3: %s; ticks %.3f to %.3f" % (
+    len(inside), sections, ticks[0], ticks[-1])
+assert not hit, "the build ran inside timed sections: " + "; ".join(
+    "%d ticks in [%.3f, %.3f]" % (len(x), s[0], s[1]) for s, x in hit)
+EOF
+) && grep -q "^PASS *scale_add__a_good.py" "$tmp/hold.txt" && grep -qE "held them ([1-9][0-9]*\.[0-9]|0\.[1-9]) s while its clock ran" "$tmp/hold.txt"
+then ok; else bad "the builds were not held while the clock ran: $out $(grep -E '^[A-Z0-9]+ |^kernelbench time' "$tmp/hold.txt")"; fi
 
 # --- outputs compared slice by slice ------------------------------------------------------
 # KGATE_KB_CHUNK=4096: the output (10007 float32, 40028 bytes) in 10 slices, the last

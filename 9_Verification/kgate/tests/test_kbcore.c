@@ -234,6 +234,14 @@ static void test_batch_calls(void **state)
     assert_int_equal(kb_batch_calls(0.6, 0.5, 100, 1600), 16); /* memory for 16 calls */
     assert_int_equal(kb_batch_calls(3.0, 0.5, 100, 250), 2);   /* fewer than 4 where 4 do not fit */
     assert_int_equal(kb_batch_calls(3.0, 0.5, 100, 50), 1);    /* one call at least */
+    /* a call's own time from a batch of one and one of k: 0.15 ms a call and 0.8 ms a
+     * batch's first call (conv2d_relu_scale's reference on the H200 sized its batches by
+     * the batch of one at 9 calls; these say 54) */
+    assert_true(fabs(kb_call_ms(0.95, 9 * 0.15 + 0.8, 9) - 0.15) < 1e-12);
+    assert_int_equal(kb_batch_calls(kb_call_ms(0.95, 9 * 0.15 + 0.8, 9), 0, 0, 0), 54);
+    assert_true(fabs(kb_call_ms(0.1, 2.0, 10) - 0.2) < 1e-12);   /* never above netk / k */
+    assert_true(kb_call_ms(0.9, 0.5, 4) == 0);                  /* noise: none (the most calls) */
+    assert_true(kb_call_ms(0.7, 0, 4) == 0.7 && kb_call_ms(0.7, 3.0, 1) == 0.7);   /* no second look */
 }
 
 /* the summary's median and the builds' share of the wall time */
