@@ -306,6 +306,13 @@ int kb_batch_calls(double one_ms, double null_ms, long long per_bytes, long long
     return k < 1 ? 1 : k;
 }
 
+double kb_charge(double prep_ms, double base_ms, double ref_prep_ms)
+{
+    double b = ref_prep_ms > base_ms ? ref_prep_ms : base_ms;
+    double c = prep_ms - (1.1 * b + 0.5);
+    return c > 0 ? c : 0;
+}
+
 double kb_call_ms(double net1_ms, double netk_ms, int k)
 {
     /* a batch of k calls holds k calls and the batch's first-call cost F once:

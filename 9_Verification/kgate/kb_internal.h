@@ -39,8 +39,9 @@ typedef struct {
     double cand_ms, ref_ms, speedup;              /* the judge's clock */
     double kb_cand_ms, kb_ref_ms, kb_speedup;     /* KernelBench's events */
     double allow_c_ms, allow_r_ms, charge_ms;
-    double prep_c_ms, prep_base_ms;               /* the candidate's input preparation: of the batch that
-                                                     gave the figure; before its code was loaded (median) */
+    double prep_c_ms, prep_base_ms, prep_rb_ms;   /* the candidate's input preparation: of the batch that
+                                                     gave the figure; before its code was loaded (median);
+                                                     the reference's, in that batch */
     /* the clock's raw measures (the JSON's "clock"; batches 0 to KB_WARMUP - 1 are the warm-up) */
     double one_ms, null1_ms;                      /* the batch length: a batch of one call; a null one; */
     int probe_calls;                              /* then a batch of probe_calls (0: none), */

@@ -28,10 +28,10 @@ void kb_print(FILE *f, const kb_result *r)
     if (r->correct && r->cand_ms > 0 && isfinite(r->cand_ms))
         fprintf(f, "    judge's clock: %.4f ms a call vs the reference's %.4f ms: speedup %.3f (batches of %d; "
                    "allowance %.3f / %.3f ms; input preparation %.3f ms, before its code was loaded %.3f ms, "
-                   "charged %.3f ms)\n"
+                   "the reference's %.3f ms, charged %.3f ms)\n"
                    "    KernelBench's events: %.4f ms vs %.4f ms: speedup %.3f (for information)\n",
                 r->cand_ms, r->ref_ms, r->speedup, r->calls, r->allow_c_ms, r->allow_r_ms, r->prep_c_ms, r->prep_base_ms,
-                r->charge_ms,
+                r->prep_rb_ms, r->charge_ms,
                 r->kb_cand_ms, r->kb_ref_ms, r->kb_speedup);
     if (r->notes[0]) {
         char m[700];
@@ -69,7 +69,9 @@ static void jarr(FILE *f, const char *key, const double *v, int n, int last)
  * to KB_WARMUP - 1 the warm-up; each figure is the least over the other
  * batches of (interval - allowance + charge) / calls_per_batch, the
  * allowance the least of its null batches, the charge the candidate's
- * preparation beyond 1.1 times prep_base_ms plus 0.5 ms; prep_base_ms the
+ * preparation beyond 1.1 times the larger of prep_base_ms and the
+ * reference's prep_ref_ms of the batch, plus 0.5 ms; allowance_cand_ms the
+ * least of null_cand_ms and allowance_ref_ms; prep_base_ms the
  * median of prep_null_cand_ms after its first two) */
 static void kb_json_clock(FILE *f, const kb_result *r)
 {

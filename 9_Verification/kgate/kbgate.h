@@ -107,6 +107,11 @@ double kb_batch_ms(double interval_ms, double allowance_ms, double charged_ms, i
  * run), at least KB_MIN_CALLS and at most KB_MAX_CALLS, and no more than
  * fit cap_bytes at per_bytes a call (inputs and output; then as few as 1). */
 int kb_batch_calls(double one_ms, double null_ms, long long per_bytes, long long cap_bytes);
+/* What a timed batch's input preparation (prep_ms) is charged: what it took
+ * beyond 1.1 times the larger of base_ms (the candidate's runner's, before
+ * its code was loaded) and ref_prep_ms (the reference's runner's, the same
+ * inputs in the same place of its batches), plus 0.5 ms; 0 when none. */
+double kb_charge(double prep_ms, double base_ms, double ref_prep_ms);
 /* One call's own time from two batches' net times (each less its null
  * batch): net1_ms of one call, netk_ms of k calls; the batch's first-call
  * cost (the host's first launch, a GPU out of idle) is in both once, so

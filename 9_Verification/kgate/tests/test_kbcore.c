@@ -234,6 +234,13 @@ static void test_batch_calls(void **state)
     assert_int_equal(kb_batch_calls(0.6, 0.5, 100, 1600), 16); /* memory for 16 calls */
     assert_int_equal(kb_batch_calls(3.0, 0.5, 100, 250), 2);   /* fewer than 4 where 4 do not fit */
     assert_int_equal(kb_batch_calls(3.0, 0.5, 100, 50), 1);    /* one call at least */
+    /* the charge: beyond 1.1 times the larger base plus 0.5 ms (rmsnorm__block_row on the
+     * H200: 9.57 ms against 6.87 before its code was loaded and the reference's 15.53) */
+    assert_true(kb_charge(9.573, 6.870, 15.525) == 0);
+    assert_true(fabs(kb_charge(9.573, 6.870, 5.0) - (9.573 - (1.1 * 6.870 + 0.5))) < 1e-12);
+    assert_true(fabs(kb_charge(20.0, 6.870, 10.0) - (20.0 - 11.5)) < 1e-12);
+    assert_true(kb_charge(7.0, 6.0, 0) == 0.0);                   /* within the slack: 1.1 x 6 + 0.5 */
+    assert_true(fabs(kb_charge(7.5, 6.0, 0) - 0.4) < 1e-12);
     /* a call's own time from a batch of one and one of k: 0.15 ms a call and 0.8 ms a
      * batch's first call (conv2d_relu_scale's reference on the H200 sized its batches by
      * the batch of one at 9 calls; these say 54) */
