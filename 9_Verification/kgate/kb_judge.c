@@ -468,12 +468,12 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
     kb_builds_hold(0);
 
     /* the candidate: before any of its code is loaded, the allowance, how
-     * long its runner takes to prepare a batch's inputs (the charge's base:
-     * the median of the null batches after the first two, whose preparations
-     * grow PyTorch's memory pool), and the buffers its checked calls are
-     * copied into (when they all fit the batch's memory: otherwise each is
-     * compared at once). The base is the candidate's own runner's, not the
-     * reference's: on the H200 one problem's reference prepared a batch in
+     * long its runner takes to prepare a batch's inputs (one of the charge's
+     * two bases, below: the median of the null batches after the first two,
+     * whose preparations grow PyTorch's memory pool), and the buffers its
+     * checked calls are copied into (when they all fit the batch's memory:
+     * otherwise each is compared at once). The reference's preparation alone
+     * is not enough: on the H200 one problem's reference prepared a batch in
      * 2.4 ms and the candidate's runner, with no candidate code in PREP, in
      * 4.5 ms, every batch */
     int defer = (long long)KB_CHECKED * like[0].nbytes <= cap;

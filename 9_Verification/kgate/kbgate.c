@@ -27,12 +27,16 @@
  * or shows. After the clock of 6 of the 12 batches, drawn in secret, one
  * call, drawn then, is kept (KEEP) and, after the last batch (the batches
  * run back to back, as the reference's), compared whole (slice by slice,
- * against the reference's output for its inputs, made again). The figure
- * per call is (interval - allowance + charge) / K, the least of the 10
- * batches after 2 of warm-up: the allowance is the same interval with null
- * calls, measured before the candidate is loaded; the charge is whatever
- * the candidate's PREP took beyond what its runner took before the
- * candidate was loaded (work hidden in the preparation).
+ * against the reference's output for its inputs, made again). K is about
+ * 8 ms of the reference's work (two looks: a batch of one call, then of K).
+ * The figure per call is (interval - allowance + charge) / K, the least of
+ * the 10 batches after 2 of warm-up: the allowance is the same interval
+ * with null calls, measured before the candidate is loaded (never more than
+ * the reference's); the charge is whatever the candidate's PREP took beyond
+ * the larger of what its runner took before the candidate was loaded and
+ * what the reference's took for the same inputs (work hidden in the
+ * preparation). While a timed section runs, the other candidates' builds
+ * are held (stopped).
  * KernelBench's own figure (its cuda_event method: CUDA events on the
  * current stream around each call, the L2 flushed before it; 3 warm-up
  * calls, 100 timed) is reported beside it, for information only.
@@ -535,12 +539,12 @@ static void kb_builder(kg_gate *g, kb_result *res, int n, const char *work, int 
 
 /* ---- the builds held while the judge's clock runs ----
  * A build is a compiler at full speed on whatever cores it gets; at nice 19
- * it still shares the runners' caches, memory bandwidth and hyperthreads.
- * On the H200's host, with six builds beside the GPU part, a candidate's
- * runner prepared a batch's inputs in 0.5 to 1.8 times the time the same
- * runner took a few seconds earlier, with none of the candidate's code
- * loaded: noise the clock's charge for input preparation reads as work.
- * So while a timed section runs (kb_judge says when), every process of the
+ * it still shares the runners' caches, memory bandwidth and hyperthreads,
+ * and it runs its candidate's code (the import that calls load_inline),
+ * which must not run beside another candidate's clock. On the H200's host a
+ * batch's interval was above the least of its ten by 1.3% at the median and
+ * 8.3% at most with up to six builds beside the clock, 0.9% and 5.2% with
+ * eight held. So while a timed section runs (kb_judge says when), every process of the
  * builds is stopped (SIGSTOP: the builds' process first, so that it starts
  * no new build, then all it started, sandboxes included), and continued
  * after (SIGCONT). A held build loses wall time only: its limits are CPU
