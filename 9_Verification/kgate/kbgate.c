@@ -70,6 +70,7 @@
 #include "setup.h"
 
 #include "kb_internal.h"
+#include "sandbox_host.h"
 
 
 
@@ -554,38 +555,6 @@ static int kb_builds_held;
 static double kb_hold_t0;
 double kb_hold_seconds;
 
-/* root and every process under it (breadth first, from /proc); the count */
-static int kb_tree(pid_t root, pid_t *out, int max)
-{
-    enum { NPROC = 16384 };
-    static pid_t pid[NPROC], ppid[NPROC];
-    int n = 0, m = 0;
-    DIR *d = opendir("/proc");
-    struct dirent *e;
-    while (d && (e = readdir(d)) && n < NPROC) {
-        if (!isdigit((unsigned char)e->d_name[0])) continue;
-        char path[300], buf[512];
-        snprintf(path, sizeof path, "/proc/%.250s/stat", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) continue;
-        ssize_t len = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (len <= 0) continue;
-        buf[len] = 0;
-        char *rp = strrchr(buf, ')');   /* after the name, which may hold ')' itself */
-        int pp;
-        if (!rp || sscanf(rp + 1, " %*c %d", &pp) != 1) continue;
-        pid[n] = (pid_t)atoi(e->d_name);
-        ppid[n++] = (pid_t)pp;
-    }
-    if (d) closedir(d);
-    out[m++] = root;
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < n && m < max; j++)
-            if (ppid[j] == out[i]) out[m++] = pid[j];
-    return m;
-}
-
 void kb_builds_hold(int on)
 {
     enum { MAXP = 4096 };
@@ -595,7 +564,7 @@ void kb_builds_hold(int on)
         /* again until a pass finds none not yet stopped (one that forked as /proc was read) */
         int ns = 0;
         for (int pass = 0; pass < 8; pass++) {
-            int m = kb_tree(kb_builds_pid, t, MAXP), fresh = 0;
+            int m = kg_proc_tree(kb_builds_pid, t, MAXP), fresh = 0;
             for (int i = 0; i < m; i++) {
                 int seen = 0;
                 for (int j = 0; j < ns && !seen; j++) seen = stopped[j] == t[i];
@@ -607,7 +576,7 @@ void kb_builds_hold(int on)
         }
         kb_hold_t0 = kg_now();
     } else {
-        int m = kb_tree(kb_builds_pid, t, MAXP);   /* a stopped process neither forks nor leaves the tree */
+        int m = kg_proc_tree(kb_builds_pid, t, MAXP);   /* a stopped process neither forks nor leaves the tree */
         for (int i = 0; i < m; i++) kill(t[i], SIGCONT);
         kb_hold_seconds += kg_now() - kb_hold_t0;
     }

@@ -374,19 +374,15 @@ int kg_memcg_enter(const char *dir)
     return write_text_file(f, v);
 }
 
-/* CPU seconds (user + system) used so far by a process and every process
- * below it, from /proc: a walk of the process table, done once, when the
- * gate kills a sandbox at its wall-clock limit. */
-double kg_tree_cpu_s(pid_t root)
+/* The process table, from /proc: each process's pid, its parent's and (cpu
+ * not NULL) its CPU seconds, user + system; at most max; the count. */
+static int proc_table(int *pid, int *ppid, double *cpu, int max)
 {
-    enum { MAXP = 8192 };
-    static int pid[MAXP], ppid[MAXP];
-    static double cpu[MAXP];
     int n = 0;
     DIR *d = opendir("/proc");
     struct dirent *e;
     long hz = sysconf(_SC_CLK_TCK);
-    while (d && (e = readdir(d)) != NULL && n < MAXP) {
+    while (d && (e = readdir(d)) != NULL && n < max) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
         char p[64], buf[1024];
         snprintf(p, sizeof p, "/proc/%.20s/stat", e->d_name);
@@ -403,13 +399,18 @@ double kg_tree_cpu_s(pid_t root)
         if (sscanf(rp + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &pp, &ut, &st) != 3) continue;
         pid[n] = atoi(e->d_name);
         ppid[n] = pp;
-        cpu[n++] = (double)(ut + st) / (double)(hz > 0 ? hz : 100);
+        if (cpu) cpu[n] = (double)(ut + st) / (double)(hz > 0 ? hz : 100);
+        n++;
     }
     if (d) closedir(d);
-    /* descendants of root: grow the set until it stops growing */
-    static char in[MAXP];
-    memset(in, 0, sizeof in);
-    double total = 0;
+    return n;
+}
+
+/* in[i]: whether the table's i-th process is root or below it (the set
+ * grown until it stops growing) */
+static void proc_below(pid_t root, const int *pid, const int *ppid, int n, char *in)
+{
+    memset(in, 0, (size_t)n);
     for (int changed = 1; changed;) {
         changed = 0;
         for (int i = 0; i < n; i++)
@@ -418,8 +419,35 @@ double kg_tree_cpu_s(pid_t root)
                 for (int k = 0; k < n; k++)
                     if (in[k] && ppid[i] == pid[k]) { in[i] = 1; changed = 1; break; }
     }
+}
+
+/* CPU seconds (user + system) used so far by a process and every process
+ * below it, from /proc: a walk of the process table, done once, when the
+ * gate kills a sandbox at its wall-clock limit. */
+double kg_tree_cpu_s(pid_t root)
+{
+    enum { MAXP = 8192 };
+    static int pid[MAXP], ppid[MAXP];
+    static double cpu[MAXP];
+    static char in[MAXP];
+    int n = proc_table(pid, ppid, cpu, MAXP);
+    proc_below(root, pid, ppid, n, in);
+    double total = 0;
     for (int i = 0; i < n; i++) total += in[i] ? cpu[i] : 0;
     return total;
+}
+
+int kg_proc_tree(pid_t root, pid_t *out, int max)
+{
+    enum { MAXP = 8192 };
+    static int pid[MAXP], ppid[MAXP];
+    static char in[MAXP];
+    int n = proc_table(pid, ppid, NULL, MAXP), m = 0;
+    proc_below(root, pid, ppid, n, in);
+    if (max > 0) out[m++] = root;
+    for (int i = 0; i < n && m < max; i++)
+        if (in[i] && pid[i] != root) out[m++] = pid[i];
+    return m;
 }
 
 /* ---- host memory without a cgroup: the monitor watches ------------------ */

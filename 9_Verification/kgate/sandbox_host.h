@@ -25,6 +25,8 @@ void kg_memcg_finish(const kg_sandbox *sb, const char *dir, kg_sb_result *r);
 
 /* CPU seconds used so far by a process and everything below it (/proc). */
 double kg_tree_cpu_s(pid_t root);
+/* root first, then every process below it, from /proc (at most max); the count. */
+int kg_proc_tree(pid_t root, pid_t *out, int max);
 /* Host memory where there is no cgroup: the monitor samples the resident
  * memory of the sandbox's processes (anonymous and shared pages, memfd
  * files held open) every KG_MEMWATCH_MS. The list of processes is read

@@ -352,7 +352,7 @@ assert len(inside) == 3, "the build spanned %d timed sections, not 3: %s; ticks 
 assert not hit, "the build ran inside timed sections: " + "; ".join(
     "%d ticks in [%.3f, %.3f]" % (len(x), s[0], s[1]) for s, x in hit)
 EOF
-) && grep -q "^PASS *scale_add__a_good.py" "$tmp/hold.txt" && grep -qE "held them ([1-9][0-9]*\.[0-9]|0\.[1-9]) s while its clock ran" "$tmp/hold.txt"
+) && grep -qE "^(PASS|L4) *scale_add__a_good.py" "$tmp/hold.txt" && grep -qE "held them ([1-9][0-9]*\.[0-9]|0\.[1-9]) s while its clock ran" "$tmp/hold.txt"
 then ok; else bad "the builds were not held while the clock ran: $out $(grep -E '^[A-Z0-9]+ |^kernelbench time' "$tmp/hold.txt")"; fi
 
 # --- outputs compared slice by slice ------------------------------------------------------
