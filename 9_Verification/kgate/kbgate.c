@@ -542,11 +542,12 @@ static void kb_builder(kg_gate *g, kb_result *res, int n, const char *work, int 
  * A build is a compiler at full speed on whatever cores it gets; at nice 19
  * it still shares the runners' caches, memory bandwidth and hyperthreads,
  * and it runs its candidate's code (the import that calls load_inline),
- * which must not run beside another candidate's clock. On the H200's host a
- * batch's interval was above the least of its ten by 1.3% at the median and
- * 8.3% at most with up to six builds beside the clock, 0.9% and 5.2% with
- * eight held. So while a timed section runs (kb_judge says when), every process of the
- * builds is stopped (SIGSTOP: the builds' process first, so that it starts
+ * which must not run beside another candidate's clock. On the H200's host the
+ * median of a runner's ten timed batches was above their least by 1.3% (the
+ * median over the corpus) and 8.3% at most with up to six builds beside the
+ * clock, 0.9% and 5.2% with eight held. So while a timed section runs
+ * (kb_judge says when), every process of the builds is stopped (SIGSTOP:
+ * the builds' process first, so that it starts
  * no new build, then all it started, sandboxes included), and continued
  * after (SIGCONT). A held build loses wall time only: its limits are CPU
  * seconds, and wall time four times those. */
