@@ -547,10 +547,10 @@ static void kb_builder(kg_gate *g, kb_result *res, int n, const char *work, int 
  * median over the corpus) and 8.3% at most with up to six builds beside the
  * clock, 0.9% and 5.2% with eight held. So while a timed section runs
  * (kb_judge says when), every process of the builds is stopped (SIGSTOP:
- * the builds' process first, so that it starts
- * no new build, then all it started, sandboxes included), and continued
- * after (SIGCONT). A held build loses wall time only: its limits are CPU
- * seconds, and wall time four times those. */
+ * the builds' process first, so that it starts no new build, then all it
+ * started, sandboxes included), and continued after (SIGCONT). A held build
+ * loses wall time only: its limits are CPU seconds, and wall time four
+ * times those. */
 static pid_t kb_builds_pid;   /* the builds' process (0: none) */
 static int kb_builds_held;
 static double kb_hold_t0;
