@@ -278,6 +278,21 @@ static int kb_batch(kb_side *s, const unsigned long long *seeds, int k, int null
     return 0;
 }
 
+/* The least interval of n timed batches of k calls on fresh inputs (the
+ * batches that size K); 0, or -1 (the runner failed). */
+static int kb_least_batch(kb_side *s, int k, int n, double timeout, double *ms)
+{
+    unsigned long long sk[KB_MAX_CALLS];
+    *ms = INFINITY;
+    for (int w = 0; w < n; w++) {
+        double iv;
+        for (int i = 0; i < k; i++) sk[i] = kb_rand();
+        if (kb_batch(s, sk, k, 0, kb_rand(), timeout, NULL, &iv, NULL) != 0) return -1;
+        if (iv < *ms) *ms = iv;
+    }
+    return 0;
+}
+
 /* The clock's allowance in a runner: the least of n null batches of k
  * calls (CAL: null outputs of the real output's size and dtype; keep: the
  * buffers KEEP copies the checked calls into, made now); each: every null
@@ -405,37 +420,28 @@ void kb_judge(kg_gate *g, kb_result *res, kb_ref *rs, kb_runner *cr)
      * the batch's memory (kb_batch_bytes) of inputs and outputs; one call's
      * time net of a batch's fixed cost (the least of two batches of one call,
      * less the least of three null ones), then looked at again below */
-    double one = INFINITY, iv, null1;
-    unsigned long long s1[1];
+    double one, null1;
     /* the timed sections (the reference's, the candidate's null batches, its
      * timed ones) run with every build held (kbgate.c says why); kb_gpu_part
      * lets them go whichever way this returns */
     int hold = !g->o->no_timing;
     if (hold) kb_builds_hold(1);
-    for (int w = 0; w < 2; w++) {
-        s1[0] = kb_rand();
-        if (kb_batch(&ref, s1, 1, 0, kb_rand(), tmo, NULL, &iv, NULL) != 0) { kb_fail(res, &ref, 0, "a call"); return; }
-        if (iv < one) one = iv;
-    }
+    if (kb_least_batch(&ref, 1, 2, tmo, &one) != 0) { kb_fail(res, &ref, 0, "a call"); return; }
     if (kb_allowance(&ref, 1, 3, 0, &like[0], tmo, &null1, NULL, NULL) != 0) { kb_fail(res, &ref, 0, "calibration"); return; }
     long long per = inbytes + like[0].nbytes, cap = kb_batch_bytes();
     int k = kb_batch_calls(one, null1, per, cap);
     res->one_ms = one;
     res->null1_ms = null1;
     /* a second look, at k calls: the batch of one holds the batch's first-call
-     * cost as well as the call (the host's first launch, a GPU out of idle),
+     * cost as well as the call (measured, its parts not separated: the host's
+     * first launch, a GPU out of idle, perhaps more),
      * which sized the corpus's batches on the H200 at 1.6 to 5.5 ms of the
      * reference's work, not 8 (conv2d_relu_scale's at 9 calls: a batch of one
      * took 0.96 ms net, a call in a batch 0.15 to 0.18). From the two, a
      * call's own time (kb_call_ms) sizes the batches */
     if (k > 1) {
-        unsigned long long sk[KB_MAX_CALLS];
-        double ivk = INFINITY, nullk;
-        for (int w = 0; w < 2; w++) {
-            for (int i = 0; i < k; i++) sk[i] = kb_rand();
-            if (kb_batch(&ref, sk, k, 0, kb_rand(), tmo, NULL, &iv, NULL) != 0) { kb_fail(res, &ref, 0, "a batch"); return; }
-            if (iv < ivk) ivk = iv;
-        }
+        double ivk, nullk;
+        if (kb_least_batch(&ref, k, 2, tmo, &ivk) != 0) { kb_fail(res, &ref, 0, "a batch"); return; }
         if (kb_allowance(&ref, k, 2, 0, &like[0], tmo, &nullk, NULL, NULL) != 0) {
             kb_fail(res, &ref, 0, "calibration");
             return;

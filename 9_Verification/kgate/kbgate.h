@@ -114,7 +114,8 @@ int kb_batch_calls(double one_ms, double null_ms, long long per_bytes, long long
 double kb_charge(double prep_ms, double base_ms, double ref_prep_ms);
 /* One call's own time from two batches' net times (each less its null
  * batch): net1_ms of one call, netk_ms of k calls; the batch's first-call
- * cost (the host's first launch, a GPU out of idle) is in both once, so
+ * cost (whatever makes a batch's first call dearer than the rest) is in
+ * both once, so
  * (netk - net1) / (k - 1), at most netk / k, at least 0. */
 double kb_call_ms(double net1_ms, double netk_ms, int k);
 
